@@ -1,0 +1,74 @@
+/* quanta probe ABI: what instrumented code (compiler-placed probes or hand-written
+ * handlers) calls to give up the CPU when its quantum is over.
+ *
+ * The contract, shared by the runtime and the compiler pass:
+ *  - quanta_deadline_tsc: thread-local. The cycle-counter value at which the task running
+ *    on this thread should yield. UINT64_MAX whenever no preemptible task is running
+ *    (dispatcher, plain threads, preemption disabled, a non-preemptive policy), so a probe
+ *    executed there never fires.
+ *  - quanta_flag_word: thread-local pointer to this worker's preemption flag (a cache line
+ *    written by a monitor). It points at a word that is always zero outside workers. The
+ *    probe must load through it with a volatile (or atomic) load on every execution; a
+ *    plain load may be hoisted out of a loop and the task would never see the flag.
+ *  - quanta_probe_slow(): out-of-line slow path. Yields if preemption is enabled, else
+ *    records a pending preemption that the matching quanta_preempt_enable() honours.
+ *
+ * Both variables use the initial-exec TLS model so a probe is one %fs-relative load.
+ */
+#ifndef QUANTA_PROBE_H
+#define QUANTA_PROBE_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define QUANTA_TLS __attribute__((tls_model("initial-exec")))
+
+extern __thread uint64_t quanta_deadline_tsc QUANTA_TLS;
+extern __thread const volatile uint32_t* quanta_flag_word QUANTA_TLS;
+
+/* Slow paths: called only when a probe fires. Not inlined on purpose: keeps the probe
+ * small enough that the compiler does not spill around it. */
+void quanta_probe_slow(void);
+void quanta_flag_probe_slow(void);
+
+/* Gives up the CPU now (if preemption is enabled). A no-op outside a task. */
+void quanta_yield(void);
+
+/* Cycles the running task has been on the CPU so far, not counting the time it spent
+ * preempted; 0 outside a task. A handler that must consume a given amount of CPU (the
+ * synthetic spin handler) loops on this. */
+uint64_t quanta_task_cpu_cycles(void);
+
+/* Nesting counter. While it is above zero a probe or a yield never switches; a
+ * preemption that falls inside is deferred to the enable that brings it back to zero. */
+void quanta_preempt_disable(void);
+void quanta_preempt_enable(void);
+
+/* Marks a function the compiler pass must not instrument, and that runs with preemption
+ * untouched. Use on code that must not be re-entered by another task of the same worker. */
+#define QUANTA_NO_PREEMPT __attribute__((annotate("quanta_no_preempt"), noinline))
+
+static inline uint64_t quanta_read_tsc(void) {
+  uint32_t lo, hi;
+  __asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
+  return ((uint64_t)hi << 32) | lo;
+}
+
+/* Clock probe (Tiny Quanta): one TLS load, one rdtsc, one compare. */
+static inline void quanta_probe(void) {
+  if (__builtin_expect(quanta_read_tsc() >= quanta_deadline_tsc, 0)) quanta_probe_slow();
+}
+
+/* Flag probe (Concord): one TLS load and one volatile load of a shared cache line. */
+static inline void quanta_flag_probe(void) {
+  if (__builtin_expect(*quanta_flag_word != 0, 0)) quanta_flag_probe_slow();
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* QUANTA_PROBE_H */

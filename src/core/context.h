@@ -1,0 +1,49 @@
+// Stackful context switch on Boost.Context's fcontext (the assembly jump, no allocation),
+// with the AddressSanitizer fiber annotations so ASan follows execution onto task stacks.
+#pragma once
+
+#include <cstddef>
+
+namespace quanta {
+
+struct StackRegion {
+  void* base = nullptr;  // lowest usable address (just above the guard page)
+  std::size_t size = 0;  // usable bytes
+};
+
+// One side of a switch: a task, or the scheduler loop that resumes tasks.
+class Context {
+ public:
+  using Entry = void (*)(void* arg);
+
+  Context() = default;
+  Context(const Context&) = delete;
+  Context& operator=(const Context&) = delete;
+
+  // Prepares this context to run entry(arg) on `stack` at the next switch_to. The entry
+  // must never return; it ends by switch_final().
+  void prepare(StackRegion stack, Entry entry, void* arg);
+
+  // Saves the current execution into `from` and continues `to`.
+  static void switch_to(Context& from, Context& to);
+  // Like switch_to, but `from` is finished and will not be resumed (lets ASan drop the
+  // fake stack of the finished side).
+  [[noreturn]] static void switch_final(Context& from, Context& to);
+
+  // Internal: first code run on a prepared stack (called from the fcontext entry).
+  [[noreturn]] static void first_entry(void* record, void* caller_fctx);
+
+ private:
+
+  void* fctx_ = nullptr;  // boost::context::detail::fcontext_t of the suspended side
+  StackRegion stack_;      // empty for the thread's own stack
+  Entry entry_ = nullptr;
+  void* arg_ = nullptr;
+#if defined(QUANTA_ASAN)
+  void* asan_fake_stack_ = nullptr;
+  const void* asan_bottom_ = nullptr;  // stack bounds of this side, as ASan reports them
+  std::size_t asan_size_ = 0;
+#endif
+};
+
+}  // namespace quanta

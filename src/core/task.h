@@ -1,0 +1,52 @@
+// A task: a unit of work on its own stack that can stop in the middle (at a probe or a
+// yield) and be resumed later. A TaskRunner is the per-thread side that resumes tasks;
+// workers and the preemptible-function API both use it.
+#pragma once
+
+#include <cstdint>
+
+#include "core/context.h"
+
+namespace quanta {
+
+class TaskRunner;
+
+struct Task {
+  using Body = void (*)(Task& task);
+
+  Context context;
+  StackRegion stack;
+  Body body = nullptr;
+  void* user = nullptr;         // what the body works on (a request slot, a function call)
+  bool finished = false;
+  uint64_t yields = 0;          // times the task gave up the CPU before finishing
+  uint64_t last_stop_tsc = 0;   // when it last yielded or finished
+  uint64_t attained_cycles = 0; // time it has run so far, not counting time preempted
+
+  // Binds the task to a body and a stack; it starts running at the first resume.
+  void start(StackRegion stack_region, Body task_body, void* task_user);
+};
+
+class TaskRunner {
+ public:
+  static constexpr uint64_t kNoDeadline = UINT64_MAX;
+
+  // Runs `task` until it yields or finishes. `deadline_tsc` is the cycle count at which
+  // clock probes make it yield (kNoDeadline: never). Returns true if it finished.
+  bool resume(Task& task, uint64_t deadline_tsc);
+
+  // Called from inside the running task: back to resume()'s caller.
+  void yield_running();
+
+  Task* running() const { return running_; }
+
+  // The runner of the calling thread, or nullptr if this thread never resumed a task.
+  static TaskRunner* current();
+
+ private:
+  friend struct TaskEntry;
+  Context scheduler_;
+  Task* running_ = nullptr;
+};
+
+}  // namespace quanta

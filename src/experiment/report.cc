@@ -1,0 +1,167 @@
+#include "experiment/report.h"
+
+#include <cstdio>
+#include <string>
+
+namespace quanta {
+namespace {
+
+using nlohmann::json;
+
+json histogram_summary(const Histogram& h, double scale) {
+  // `scale` turns the histogram's integer unit into the reported one.
+  return json{{"mean", h.mean() * scale},
+              {"p50", static_cast<double>(h.value_at_percentile(50)) * scale},
+              {"p99", static_cast<double>(h.value_at_percentile(99)) * scale},
+              {"p99.9", static_cast<double>(h.value_at_percentile(99.9)) * scale},
+              {"max", static_cast<double>(h.max()) * scale}};
+}
+
+json class_summary(const ClassStats& stats) {
+  const uint64_t count = stats.sojourn_ns.count();
+  return json{{"count", count},
+              {"sojourn_us", histogram_summary(stats.sojourn_ns, 1e-3)},
+              {"slowdown", histogram_summary(stats.slowdown_milli, 1e-3)},
+              {"preemptions_per_request", count ? static_cast<double>(stats.preemptions) / count : 0.0}};
+}
+
+}  // namespace
+
+json run_to_json(const RunResult& r, const Workload& workload, const char* mode) {
+  const RunConfig& c = r.config;
+  json config{{"workload", c.workload},
+              {"load", c.rate_rps ? r.offered_rps * workload.mean_us() * 1e-6 / c.workers : c.load},
+              {"rate_rps", r.offered_rps},
+              {"workers", c.workers},
+              {"quantum_us", c.quantum_us},
+              {"local", c.local_policy},
+              {"dispatch", c.dispatch_policy},
+              {"preempt", c.preempt},
+              {"duration_s", c.duration_s},
+              {"warmup_frac", c.warmup_frac},
+              {"seed", c.seed},
+              {"task_slots", c.task_slots},
+              {"stack_kib", c.stack_kib},
+              {"ring_capacity", c.ring_capacity},
+              {"on_full", c.on_full}};
+
+  json classes = json::object();
+  ClassStats overall;
+  for (std::size_t i = 0; i < workload.classes().size(); ++i) {
+    const ServiceClass& sc = workload.classes()[i];
+    const ClassStats& stats = r.classes[i];
+    json entry = class_summary(stats);
+    entry["label"] = sc.label;
+    entry["service_us"] = sc.service_us;
+    entry["share"] = sc.probability;
+    classes[sc.key] = std::move(entry);
+    overall.merge(stats);
+  }
+  const uint64_t measured = overall.sojourn_ns.count();
+  return json{{"mode", mode},
+              {"config", config},
+              {"classes", classes},
+              {"overall", class_summary(overall)},
+              {"requests",
+               {{"generated", r.dispatch.generated},
+                {"completed", r.completed},
+                {"dropped", r.dispatch.dropped},
+                {"measured", measured}}},
+              {"rates",
+               {{"offered_rps", r.offered_rps},
+                {"achieved_rps", r.elapsed_s > 0 ? static_cast<double>(r.completed) / r.elapsed_s : 0.0}}},
+              {"runtime",
+               {{"quanta", r.quanta},
+                {"full_ring_waits", r.dispatch.full_ring_waits},
+                {"late_dispatches", r.dispatch.late_arrivals},
+                {"app_errors", r.app_errors},
+                {"unbalanced_preempt_disables", r.unbalanced_disables},
+                {"elapsed_s", r.elapsed_s},
+                {"tsc_ghz", r.tsc_per_ns}}}};
+}
+
+namespace {
+
+std::string number(double v) {
+  char text[32];
+  if (v != 0 && (v >= 1e6 || v < 1e-2)) {
+    std::snprintf(text, sizeof text, "%.3g", v);
+  } else {
+    std::snprintf(text, sizeof text, "%.2f", v);
+  }
+  return text;
+}
+
+void row(std::string& out, const std::string& name, const std::vector<std::string>& cells) {
+  char head[40];
+  std::snprintf(head, sizeof head, "  %-24s", name.c_str());
+  out += head;
+  for (const auto& cell : cells) {
+    char col[40];
+    std::snprintf(col, sizeof col, "%22s", cell.c_str());
+    out += col;
+  }
+  out += '\n';
+}
+
+void summary_rows(std::string& out, const std::vector<const json*>& entries) {
+  auto cells = [&](const char* group, const char* stat) {
+    std::vector<std::string> values;
+    for (const json* e : entries) values.push_back(number((*e)[group][stat].get<double>()));
+    return values;
+  };
+  std::vector<std::string> counts;
+  for (const json* e : entries) counts.push_back(std::to_string((*e)["count"].get<uint64_t>()));
+  row(out, "requests measured", counts);
+  for (const char* stat : {"p50", "p99", "p99.9", "max"}) row(out, std::string("slowdown ") + stat, cells("slowdown", stat));
+  for (const char* stat : {"p50", "p99", "p99.9"}) row(out, std::string("sojourn us ") + stat, cells("sojourn_us", stat));
+  std::vector<std::string> preemptions;
+  for (const json* e : entries) preemptions.push_back(number((*e)["preemptions_per_request"].get<double>()));
+  row(out, "preemptions/request", preemptions);
+}
+
+}  // namespace
+
+std::string runs_to_text(const std::vector<json>& runs) {
+  std::string out;
+  if (runs.empty()) return out;
+  const json& first = runs.front()["config"];
+  char head[256];
+  std::snprintf(head, sizeof head, "%s  workload %s  load %.2f (%s rps offered)  workers %d  quantum %g us  %g s\n",
+                runs.front()["mode"].get<std::string>().c_str(), first["workload"].get<std::string>().c_str(),
+                first["load"].get<double>(), number(first["rate_rps"].get<double>()).c_str(),
+                first["workers"].get<int>(), first["quantum_us"].get<double>(), first["duration_s"].get<double>());
+  out += head;
+  std::vector<std::string> names;
+  for (const json& run : runs) {
+    const json& c = run["config"];
+    names.push_back(c["local"].get<std::string>() + "/" + c["dispatch"].get<std::string>() + "/" +
+                    c["preempt"].get<std::string>());
+  }
+  row(out, "", names);
+  for (const auto& [key, entry] : runs.front()["classes"].items()) {
+    char title[128];
+    std::snprintf(title, sizeof title, "class %s (%s us, %.1f%%)\n", entry["label"].get<std::string>().c_str(),
+                  key.c_str(), entry["share"].get<double>() * 100);
+    out += title;
+    std::vector<const json*> entries;
+    for (const json& run : runs) entries.push_back(&run["classes"][key]);
+    summary_rows(out, entries);
+  }
+  out += "overall\n";
+  std::vector<const json*> overall;
+  for (const json& run : runs) overall.push_back(&run["overall"]);
+  summary_rows(out, overall);
+  std::vector<std::string> achieved, dropped, generated;
+  for (const json& run : runs) {
+    achieved.push_back(number(run["rates"]["achieved_rps"].get<double>()));
+    dropped.push_back(std::to_string(run["requests"]["dropped"].get<uint64_t>()));
+    generated.push_back(std::to_string(run["requests"]["generated"].get<uint64_t>()));
+  }
+  row(out, "achieved rps", achieved);
+  row(out, "generated", generated);
+  row(out, "dropped", dropped);
+  return out;
+}
+
+}  // namespace quanta

@@ -1,0 +1,20 @@
+// Turns run results into the two output formats: one JSON object per run (the schema in
+// docs/json-output.md, shared by `quanta run` and the simulator), and a text table that
+// puts several runs of the same workload side by side.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <vector>
+
+#include "experiment/run_result.h"
+#include "io/workload.h"
+
+namespace quanta {
+
+nlohmann::json run_to_json(const RunResult& result, const Workload& workload, const char* mode);
+
+// Columns are runs; rows are per-class and overall figures. Reads only the JSON, so any
+// producer of the schema can be shown this way.
+std::string runs_to_text(const std::vector<nlohmann::json>& runs);
+
+}  // namespace quanta

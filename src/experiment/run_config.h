@@ -1,0 +1,28 @@
+// Everything one in-process run needs, with the command line's defaults.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace quanta {
+
+struct RunConfig {
+  std::string workload = "extreme-bimodal";
+  double load = 0.5;                   // fraction of the workers' capacity (used when no rate)
+  std::optional<double> rate_rps;      // exact offered rate, overrides load
+  unsigned workers = 0;                // 0: max_workers()
+  double quantum_us = 2.0;
+  std::string local_policy = "ps";
+  std::string dispatch_policy = "jsq-msq";
+  std::string preempt = "clock";       // clock | none
+  double duration_s = 5.0;
+  double warmup_frac = 0.1;
+  uint64_t seed = 1;
+  unsigned task_slots = 64;            // per worker
+  unsigned stack_kib = 64;
+  unsigned ring_capacity = 4096;       // per worker
+  std::string on_full = "wait";        // wait | drop
+};
+
+}  // namespace quanta

@@ -1,0 +1,33 @@
+// What one run measured (in process or simulated), before formatting.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "experiment/run_config.h"
+#include "stats/class_stats.h"
+
+namespace quanta {
+
+struct DispatchTotals {
+  uint64_t generated = 0;
+  uint64_t dispatched = 0;
+  uint64_t dropped = 0;          // ring full with --on-full drop
+  uint64_t full_ring_waits = 0;  // ring full with --on-full wait (the dispatcher stalled)
+  uint64_t late_arrivals = 0;    // requests dispatched more than 1 µs after their intended time
+};
+
+struct RunResult {
+  RunConfig config;                 // effective: defaults filled in (workers, rate)
+  double offered_rps = 0;           // the schedule's rate
+  double elapsed_s = 0;             // first arrival .. last completion
+  double tsc_per_ns = 0;
+  DispatchTotals dispatch;
+  uint64_t completed = 0;
+  uint64_t quanta = 0;
+  uint64_t app_errors = 0;
+  uint64_t unbalanced_disables = 0;
+  ClassStatsSet classes;            // measured requests only (after warm-up)
+};
+
+}  // namespace quanta

@@ -1,0 +1,35 @@
+#include "io/schedule.h"
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+namespace quanta {
+
+std::vector<Arrival> make_poisson_schedule(const Workload& workload, const ScheduleSpec& spec) {
+  constexpr double kMaxArrivals = 200e6;
+  const double expected = spec.rate_rps * spec.duration_s;
+  if (expected > kMaxArrivals) {
+    throw std::invalid_argument("rate x duration asks for " + std::to_string(static_cast<uint64_t>(expected)) +
+                                " requests, more than the 200 M a schedule holds; lower --duration-s");
+  }
+  std::vector<Arrival> schedule;
+  schedule.reserve(static_cast<std::size_t>(expected * 1.01 + 64));
+  // Separate streams for gaps and service times: changing the rate keeps the sequence of
+  // service times the same for a seed.
+  Rng gaps(spec.seed * 2 + 1);
+  Rng services(spec.seed * 2 + 2);
+  const double mean_gap_ns = 1e9 / spec.rate_rps;
+  const double end_ns = spec.duration_s * 1e9;
+  double t_ns = 0;
+  for (;;) {
+    t_ns += -std::log(gaps.unit_open_zero()) * mean_gap_ns;
+    if (t_ns >= end_ns) break;
+    const ServiceSample s = workload.sample(services);
+    const double service = std::min(std::max(std::round(s.service_ns), 1.0), 4e9);
+    schedule.push_back({static_cast<uint64_t>(t_ns), static_cast<uint32_t>(service), s.class_index});
+  }
+  return schedule;
+}
+
+}  // namespace quanta

@@ -1,0 +1,29 @@
+// An open-loop arrival schedule, computed before the run so generating it costs the
+// dispatcher nothing: Poisson arrivals (exponential gaps) at a fixed rate, each with a
+// service time drawn from the workload. Times are ns from the start of the run.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "io/workload.h"
+
+namespace quanta {
+
+struct Arrival {
+  uint64_t arrival_ns;
+  uint32_t service_ns;   // nominal service time, at least 1
+  uint32_t class_index;
+};
+
+struct ScheduleSpec {
+  double rate_rps;
+  double duration_s;
+  uint64_t seed;
+};
+
+// Throws std::invalid_argument if the schedule would not fit in memory (over 200 M
+// arrivals): lower --duration-s or the rate.
+std::vector<Arrival> make_poisson_schedule(const Workload& workload, const ScheduleSpec& spec);
+
+}  // namespace quanta

@@ -1,0 +1,153 @@
+#include "io/workload.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <stdexcept>
+
+namespace quanta {
+namespace {
+
+std::vector<std::string_view> split(std::string_view text, char sep) {
+  std::vector<std::string_view> parts;
+  std::size_t start = 0;
+  for (;;) {
+    const std::size_t end = text.find(sep, start);
+    parts.push_back(text.substr(start, end - start));
+    if (end == std::string_view::npos) return parts;
+    start = end + 1;
+  }
+}
+
+[[noreturn]] void bad(std::string_view spec, const std::string& why) {
+  throw std::invalid_argument("bad workload '" + std::string(spec) + "': " + why +
+                              " (names: extreme-bimodal, high-bimodal, exp1, fixed1, tpcc; specs: fixed:X, "
+                              "exp:MEAN, bimodal:P:A:B, lognormal:MEAN:SIGMA, times in us)");
+}
+
+double number(std::string_view spec, std::string_view field, std::string_view what) {
+  double value = 0;
+  const auto [end, error] = std::from_chars(field.data(), field.data() + field.size(), value);
+  if (error != std::errc() || end != field.data() + field.size() || !std::isfinite(value)) {
+    bad(spec, std::string(what) + " '" + std::string(field) + "' is not a number");
+  }
+  return value;
+}
+
+double positive(std::string_view spec, std::string_view field, std::string_view what) {
+  const double value = number(spec, field, what);
+  if (value <= 0) bad(spec, std::string(what) + " must be above 0");
+  return value;
+}
+
+std::string format_us(double us) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", us);
+  return text;
+}
+
+}  // namespace
+
+const std::vector<std::string>& Workload::names() {
+  static const std::vector<std::string> list{"extreme-bimodal", "high-bimodal", "exp1", "fixed1", "tpcc"};
+  return list;
+}
+
+Workload Workload::discrete(std::string spec, std::vector<std::pair<double, double>> probability_and_us) {
+  // Merge equal service times (bimodal:50:1:1 is one class) and order classes by time.
+  std::map<double, double> by_time;
+  for (const auto& [p, us] : probability_and_us) by_time[us] += p;
+  Workload w;
+  w.spec_ = std::move(spec);
+  w.shape_ = Shape::kDiscrete;
+  double total = 0;
+  for (const auto& [us, p] : by_time) total += p;
+  double running = 0;
+  for (const auto& [us, p] : by_time) {
+    if (p <= 0) continue;
+    const std::string key = format_us(us);
+    w.classes_.push_back({key, key, us, p / total});
+    running += p / total;
+    w.cumulative_.push_back(running);
+    w.mean_us_ += us * p / total;
+  }
+  w.cumulative_.back() = 1.0;  // guard against rounding
+  if (w.classes_.size() == 1) {
+    w.classes_[0].label = "all";
+  } else {
+    w.classes_.front().label = "short";
+    w.classes_.back().label = "long";
+  }
+  return w;
+}
+
+Workload Workload::continuous(std::string spec, Shape shape, double mean_us, double sigma) {
+  Workload w;
+  w.spec_ = std::move(spec);
+  w.shape_ = shape;
+  w.mean_us_ = mean_us;
+  w.sigma_ = sigma;
+  w.log_mu_ = std::log(mean_us) - sigma * sigma / 2;  // so that E[X] = mean_us
+  w.classes_.push_back({w.spec_, "all", mean_us, 1.0});
+  return w;
+}
+
+Workload Workload::parse(std::string_view spec) {
+  const std::string s(spec);
+  if (spec == "extreme-bimodal") return discrete(s, {{99.5, 0.5}, {0.5, 500}});
+  if (spec == "high-bimodal") return discrete(s, {{50, 1}, {50, 100}});
+  if (spec == "exp1") return continuous(s, Shape::kExponential, 1.0, 0);
+  if (spec == "fixed1") return discrete(s, {{1, 1.0}});
+  if (spec == "tpcc") return discrete(s, {{44, 5.7}, {4, 6}, {44, 20}, {4, 88}, {4, 100}});
+
+  const auto parts = split(spec, ':');
+  const std::string_view kind = parts[0];
+  auto expect_fields = [&](std::size_t n, const char* form) {
+    if (parts.size() != n) bad(spec, std::string("expected ") + form);
+  };
+  if (kind == "fixed") {
+    expect_fields(2, "fixed:X");
+    return discrete(s, {{1, positive(spec, parts[1], "service time")}});
+  }
+  if (kind == "exp") {
+    expect_fields(2, "exp:MEAN");
+    return continuous(s, Shape::kExponential, positive(spec, parts[1], "mean"), 0);
+  }
+  if (kind == "bimodal") {
+    expect_fields(4, "bimodal:P:A:B");
+    const double p = number(spec, parts[1], "percentage");
+    if (p < 0 || p > 100) bad(spec, "percentage must be within 0..100");
+    return discrete(s, {{p, positive(spec, parts[2], "service time A")},
+                        {100 - p, positive(spec, parts[3], "service time B")}});
+  }
+  if (kind == "lognormal") {
+    expect_fields(3, "lognormal:MEAN:SIGMA");
+    return continuous(s, Shape::kLognormal, positive(spec, parts[1], "mean"),
+                      positive(spec, parts[2], "sigma"));
+  }
+  bad(spec, "unknown name or spec kind '" + std::string(kind) + "'");
+}
+
+ServiceSample Workload::sample(Rng& rng) const {
+  switch (shape_) {
+    case Shape::kExponential:
+      return {0, -std::log(rng.unit_open_zero()) * mean_us_ * 1000.0};
+    case Shape::kLognormal: {
+      // Box-Muller: one normal deviate from two uniforms.
+      const double u1 = rng.unit_open_zero();
+      const double u2 = rng.unit_open_zero();
+      const double normal = std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * M_PI * u2);
+      return {0, std::exp(log_mu_ + sigma_ * normal) * 1000.0};
+    }
+    case Shape::kDiscrete:
+      break;
+  }
+  const double u = rng.unit_open_zero();
+  const auto it = std::lower_bound(cumulative_.begin(), cumulative_.end(), u);
+  const auto index = static_cast<uint32_t>(std::min<std::size_t>(it - cumulative_.begin(), classes_.size() - 1));
+  return {index, classes_[index].service_us * 1000.0};
+}
+
+}  // namespace quanta

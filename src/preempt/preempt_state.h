@@ -1,0 +1,36 @@
+// Per-thread preemption state behind the probe ABI (include/quanta/probe.h): the deadline
+// the clock probes compare against, the preempt-disable nesting depth, and whether a
+// preemption arrived while disabled.
+#pragma once
+
+#include <cstdint>
+
+#include "quanta/probe.h"
+
+namespace quanta {
+
+struct PreemptState {
+  uint32_t disable_depth = 0;
+  bool pending = false;      // a probe fired while disabled; honour it at the last enable
+  bool in_task = false;      // a task is running on this thread right now
+  uint64_t deadline_tsc = UINT64_MAX;  // the quantum's end, kept while probes are muted
+  uint64_t quantum_start_tsc = 0;
+  uint64_t attained_before_cycles = 0; // the running task's service before this quantum
+
+  void begin_quantum(uint64_t deadline, uint64_t start_tsc, uint64_t attained_cycles) {
+    in_task = true;
+    quantum_start_tsc = start_tsc;
+    attained_before_cycles = attained_cycles;
+    pending = false;
+    deadline_tsc = deadline;
+    quanta_deadline_tsc = disable_depth ? UINT64_MAX : deadline;
+  }
+  void end_quantum() {
+    in_task = false;
+    quanta_deadline_tsc = UINT64_MAX;
+  }
+};
+
+PreemptState& preempt_state();
+
+}  // namespace quanta

@@ -1,0 +1,70 @@
+// The probe ABI's out-of-line half: what happens when a probe fires, explicit yields, and
+// the preempt-disable counter. The inline half is in include/quanta/probe.h.
+#include "core/task.h"
+#include "preempt/preempt_state.h"
+#include "quanta/probe.h"
+
+namespace {
+// Outside workers the flag pointer must still be dereferenceable: it points here.
+const volatile uint32_t kNeverSetFlag = 0;
+thread_local quanta::PreemptState t_state;
+}  // namespace
+
+extern "C" {
+__thread uint64_t quanta_deadline_tsc QUANTA_TLS = UINT64_MAX;
+__thread const volatile uint32_t* quanta_flag_word QUANTA_TLS = &kNeverSetFlag;
+}
+
+namespace quanta {
+
+PreemptState& preempt_state() { return t_state; }
+
+namespace {
+
+void yield_or_defer() {
+  PreemptState& state = t_state;
+  if (!state.in_task) return;  // a probe in code that is not a task never switches
+  if (state.disable_depth > 0) {
+    state.pending = true;
+    quanta_deadline_tsc = UINT64_MAX;  // mute further probes until the enable
+    return;
+  }
+  TaskRunner::current()->yield_running();
+}
+
+}  // namespace
+}  // namespace quanta
+
+extern "C" {
+
+void quanta_probe_slow(void) { quanta::yield_or_defer(); }
+void quanta_flag_probe_slow(void) { quanta::yield_or_defer(); }
+void quanta_yield(void) { quanta::yield_or_defer(); }
+
+uint64_t quanta_task_cpu_cycles(void) {
+  const quanta::PreemptState& state = t_state;
+  if (!state.in_task) return 0;
+  return state.attained_before_cycles + (quanta_read_tsc() - state.quantum_start_tsc);
+}
+
+void quanta_preempt_disable(void) {
+  quanta::PreemptState& state = t_state;
+  if (state.disable_depth++ == 0) quanta_deadline_tsc = UINT64_MAX;
+}
+
+void quanta_preempt_enable(void) {
+  quanta::PreemptState& state = t_state;
+  if (state.disable_depth == 0) return;  // unbalanced enable: ignore rather than underflow
+  if (--state.disable_depth > 0) return;
+  if (!state.in_task) return;
+  // Probes were muted inside the region, so a quantum that ended there left no trace but
+  // the clock (or the flag): check both, as a probe would have.
+  if (state.pending || quanta_read_tsc() >= state.deadline_tsc || *quanta_flag_word != 0) {
+    state.pending = false;
+    quanta::TaskRunner::current()->yield_running();
+    return;
+  }
+  quanta_deadline_tsc = state.deadline_tsc;
+}
+
+}  // extern "C"

@@ -1,0 +1,114 @@
+#include "runtime/in_process_run.h"
+
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include "core/tsc.h"
+#include "runtime/cpu_layout.h"
+#include "runtime/dispatcher.h"
+#include "runtime/worker.h"
+
+namespace quanta {
+
+double offered_rate_rps(const RunConfig& config, const Workload& workload, unsigned workers) {
+  if (config.rate_rps) return *config.rate_rps;
+  return config.load * workers / (workload.mean_us() * 1e-6);
+}
+
+namespace {
+
+// The synthetic app (and any app that wants it) receives the service time in cycles.
+uint64_t service_cycles_payload(const Arrival& arrival) { return ns_to_cycles(arrival.service_ns); }
+
+}  // namespace
+
+RunResult run_in_process(const RunConfig& config, const Workload& workload, const quanta_app& app) {
+  RunResult result;
+  result.config = config;
+  const unsigned limit = max_workers();
+  unsigned workers = config.workers ? config.workers : limit;
+  if (workers > limit) {
+    throw std::invalid_argument("--workers " + std::to_string(workers) + " is more than this machine allows (" +
+                                std::to_string(limit) + ": one CPU per worker plus one for the dispatcher)");
+  }
+  result.config.workers = workers;
+  result.offered_rps = offered_rate_rps(config, workload, workers);
+  result.config.rate_rps = result.offered_rps;
+  result.tsc_per_ns = tsc_per_ns();
+
+  const std::vector<Arrival> schedule =
+      make_poisson_schedule(workload, {result.offered_rps, config.duration_s, config.seed});
+
+  auto policy = make_dispatch_policy(config.dispatch_policy, config.seed);
+  WorkerConfig worker_config;
+  worker_config.app = &app;
+  worker_config.local_policy = config.local_policy;
+  worker_config.task_slots = config.task_slots;
+  worker_config.stack_bytes = static_cast<std::size_t>(config.stack_kib) * 1024;
+  worker_config.ring_capacity = config.ring_capacity;
+  worker_config.quantum_cycles = ns_to_cycles(config.quantum_us * 1000.0);
+  worker_config.clock_preemption = config.preempt != "none";
+  worker_config.class_count = workload.classes().size();
+
+  if (app.setup != nullptr && app.setup(nullptr) != 0) {
+    throw std::runtime_error(std::string("the app '") + (app.name ? app.name : "?") + "' failed its setup");
+  }
+
+  std::vector<std::unique_ptr<Worker>> owned;
+  std::vector<Worker*> worker_ptrs;
+  for (unsigned i = 0; i < workers; ++i) {
+    owned.push_back(std::make_unique<Worker>(static_cast<int>(i), worker_config));
+    worker_ptrs.push_back(owned.back().get());
+  }
+
+  const std::vector<int> cpus = allowed_cpus();
+  const int dispatcher_cpu = cpus.front();
+  std::vector<std::unique_ptr<PinnedThread>> threads;
+  for (unsigned i = 0; i < workers; ++i) {
+    const int cpu = cpus[(1 + i) % cpus.size()];
+    threads.push_back(std::make_unique<PinnedThread>(cpu, [w = worker_ptrs[i]] { w->run(); }));
+  }
+  // Dispatch only once every worker is up: a worker whose setup failed would never drain
+  // its ring.
+  for (unsigned i = 0; i < workers; ++i) {
+    while (worker_ptrs[i]->state() == Worker::State::kStarting) cpu_relax();
+  }
+  for (unsigned i = 0; i < workers; ++i) {
+    if (worker_ptrs[i]->state() == Worker::State::kSetupFailed) {
+      for (Worker* w : worker_ptrs) w->request_stop();
+      for (auto& t : threads) t->join();
+      throw std::runtime_error("the app's setup_worker failed on worker " + std::to_string(i));
+    }
+  }
+
+  DispatchTotals totals;
+  {
+    ScopedPin pin(dispatcher_cpu);
+    Dispatcher dispatcher(worker_ptrs, *policy);
+    DispatchPlan plan;
+    plan.schedule = schedule;
+    plan.measure_from_ns = static_cast<uint64_t>(config.warmup_frac * config.duration_s * 1e9);
+    plan.on_full = config.on_full == "drop" ? FullRingAction::kDrop : FullRingAction::kWait;
+    plan.payload_of = &service_cycles_payload;
+    plan.start_tsc = read_tsc();
+    totals = dispatcher.run(plan);
+    result.elapsed_s = cycles_to_ns(read_tsc() - plan.start_tsc) * 1e-9;
+  }
+  for (Worker* w : worker_ptrs) w->request_stop();
+  for (auto& t : threads) t->join();
+
+  for (unsigned i = 0; i < workers; ++i) {
+    const Worker& w = *worker_ptrs[i];
+    merge_into(result.classes, w.stats());
+    result.completed += w.totals().completed;
+    result.quanta += w.totals().quanta;
+    result.app_errors += w.totals().app_errors;
+    result.unbalanced_disables += w.totals().unbalanced_disables;
+  }
+  result.classes.resize(workload.classes().size());
+  result.dispatch = totals;
+  return result;
+}
+
+}  // namespace quanta

@@ -1,0 +1,109 @@
+#include "runtime/worker.h"
+
+#include "core/tsc.h"
+#include "preempt/preempt_state.h"
+
+namespace quanta {
+namespace {
+thread_local int t_worker_index = -1;
+}  // namespace
+
+Worker::Worker(int index, const WorkerConfig& config)
+    : index_(index),
+      config_(config),
+      ring_(config.ring_capacity),
+      stacks_(config.task_slots, config.stack_bytes),
+      policy_(make_local_policy(config.local_policy, config.task_slots)),
+      slots_(config.task_slots),
+      stats_(config.class_count),
+      ns_per_cycle_(1.0 / tsc_per_ns()) {
+  free_slots_.reserve(config.task_slots);
+  for (uint32_t i = config.task_slots; i-- > 0;) {
+    slots_[i].worker = this;
+    free_slots_.push_back(i);
+  }
+}
+
+void Worker::task_body(Task& task) {
+  auto& slot = *static_cast<Slot*>(task.user);
+  const quanta_request request{slot.msg.id, slot.msg.class_index, sizeof slot.msg.payload, &slot.msg.payload};
+  slot.response = {0, 0};
+  slot.worker->config_.app->handle_request(&request, &slot.response);
+}
+
+void Worker::admit_arrivals() {
+  RequestMsg msg;
+  while (!free_slots_.empty() && ring_.try_pop(msg)) {
+    const uint32_t id = free_slots_.back();
+    free_slots_.pop_back();
+    Slot& slot = slots_[id];
+    slot.msg = msg;
+    slot.quanta = 0;
+    slot.task.start(stacks_.acquire(), &Worker::task_body, &slot);
+    policy_->admit(id);
+  }
+}
+
+void Worker::finish(uint32_t slot_id, uint64_t finish_tsc) {
+  Slot& slot = slots_[slot_id];
+  PreemptState& preempt = preempt_state();
+  if (preempt.disable_depth != 0) {
+    // The handler left preemption disabled: count it and reset, so the next task starts clean.
+    ++totals_.unbalanced_disables;
+    preempt.disable_depth = 0;
+  }
+  if (slot.msg.flags & kRequestMeasured) {
+    const auto sojourn_ns = static_cast<uint64_t>(static_cast<double>(finish_tsc - slot.msg.arrival_tsc) * ns_per_cycle_);
+    stats_[slot.msg.class_index].record(sojourn_ns, slot.msg.service_ns, slot.task.yields);
+  }
+  if (slot.response.status != 0) ++totals_.app_errors;
+  ++totals_.completed;
+  stacks_.release(slot.task.stack);
+  free_slots_.push_back(slot_id);
+  current_quanta_ -= slot.quanta;
+  counters_.current_quanta.store(current_quanta_, std::memory_order_relaxed);
+  counters_.finished.store(++finished_, std::memory_order_release);
+}
+
+void Worker::run() {
+  t_worker_index = index_;
+  install_stack_overflow_reporter();
+  if (config_.app->setup_worker != nullptr && config_.app->setup_worker(index_) != 0) {
+    state_.store(State::kSetupFailed, std::memory_order_release);
+    return;
+  }
+  state_.store(State::kReady, std::memory_order_release);
+  const bool preemptive = config_.clock_preemption && policy_->preemptive();
+
+  for (;;) {
+    admit_arrivals();
+    const std::optional<TaskId> next = policy_->pick();
+    if (!next) {
+      if (stop_.load(std::memory_order_acquire) && free_slots_.size() == slots_.size()) {
+        admit_arrivals();  // a request pushed just before the stop still counts
+        if (free_slots_.size() == slots_.size()) break;
+        continue;
+      }
+      cpu_relax();
+      continue;
+    }
+    Slot& slot = slots_[*next];
+    const uint64_t start = read_tsc();
+    counters_.quantum_start_tsc.store(start, std::memory_order_relaxed);
+    const bool done = runner_.resume(slot.task, preemptive ? start + config_.quantum_cycles : TaskRunner::kNoDeadline);
+    ++slot.quanta;
+    ++current_quanta_;
+    ++totals_.quanta;
+    if (done) {
+      finish(*next, slot.task.last_stop_tsc);
+    } else {
+      counters_.current_quanta.store(current_quanta_, std::memory_order_relaxed);
+      policy_->requeue(*next, slot.task.attained_cycles);
+    }
+  }
+  t_worker_index = -1;
+}
+
+}  // namespace quanta
+
+extern "C" int quanta_worker_index(void) { return quanta::t_worker_index; }

@@ -1,0 +1,90 @@
+// A worker: one pinned thread that admits requests from its ring into task slots and runs
+// them under its local policy, a quantum at a time. Everything it needs is allocated at
+// construction; its loop allocates nothing, takes no lock and makes no syscall.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/stack_pool.h"
+#include "core/task.h"
+#include "policy/local_policy.h"
+#include "quanta/quanta.h"
+#include "runtime/request.h"
+#include "runtime/spsc_ring.h"
+#include "runtime/worker_counters.h"
+#include "stats/class_stats.h"
+
+namespace quanta {
+
+struct WorkerConfig {
+  const quanta_app* app = nullptr;
+  std::string local_policy = "ps";
+  uint32_t task_slots = 64;        // requests admitted at once (one stack each)
+  std::size_t stack_bytes = 64 * 1024;
+  std::size_t ring_capacity = 4096;
+  uint64_t quantum_cycles = 0;
+  bool clock_preemption = true;    // false: run every quantum to completion (--preempt none)
+  std::size_t class_count = 1;
+};
+
+struct WorkerTotals {
+  uint64_t quanta = 0;             // quanta run, all requests
+  uint64_t app_errors = 0;         // responses with a non-zero status
+  uint64_t unbalanced_disables = 0;// handlers that returned with preemption still disabled
+  uint64_t completed = 0;
+};
+
+class Worker {
+ public:
+  Worker(int index, const WorkerConfig& config);
+
+  // The thread body. Returns once request_stop() was called and every admitted request
+  // has finished, or at once if the app's setup_worker failed.
+  void run();
+  void request_stop() { stop_.store(true, std::memory_order_release); }
+
+  enum class State : int { kStarting, kReady, kSetupFailed };
+  State state() const { return state_.load(std::memory_order_acquire); }
+
+  SpscRing<RequestMsg>& ring() { return ring_; }
+  const WorkerCounters& counters() const { return counters_; }
+  const ClassStatsSet& stats() const { return stats_; }
+  const WorkerTotals& totals() const { return totals_; }
+  int index() const { return index_; }
+
+ private:
+  struct Slot {
+    Task task;
+    RequestMsg msg;
+    quanta_response response;
+    uint32_t quanta;
+    Worker* worker;
+  };
+
+  static void task_body(Task& task);
+  void admit_arrivals();
+  void finish(uint32_t slot_id, uint64_t finish_tsc);
+
+  int index_;
+  WorkerConfig config_;
+  SpscRing<RequestMsg> ring_;
+  WorkerCounters counters_;
+  StackPool stacks_;
+  std::unique_ptr<LocalPolicy> policy_;
+  std::vector<Slot> slots_;
+  std::vector<uint32_t> free_slots_;   // capacity reserved: never allocates
+  TaskRunner runner_;
+  ClassStatsSet stats_;
+  WorkerTotals totals_;
+  uint64_t finished_ = 0;              // mirrors of what the counter line publishes
+  uint64_t current_quanta_ = 0;
+  double ns_per_cycle_;
+  std::atomic<bool> stop_{false};
+  std::atomic<State> state_{State::kStarting};
+};
+
+}  // namespace quanta

@@ -1,0 +1,85 @@
+#include "stats/histogram.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace quanta {
+namespace {
+
+constexpr uint64_t kLinearLimit = 2048;   // values below are exact
+constexpr unsigned kSubBucketBits = 10;   // 1024 sub-buckets per power of two above it
+constexpr uint64_t kSubBuckets = 1ull << kSubBucketBits;
+
+unsigned highest_bit(uint64_t v) { return 63u - static_cast<unsigned>(__builtin_clzll(v)); }
+
+}  // namespace
+
+std::size_t Histogram::bucket_of(uint64_t value) {
+  if (value < kLinearLimit) return static_cast<std::size_t>(value);
+  const unsigned shift = highest_bit(value) - kSubBucketBits;  // >= 1 here
+  const uint64_t sub = (value >> shift) - kSubBuckets;          // 0 .. 1023
+  return static_cast<std::size_t>(kLinearLimit + (shift - 1) * kSubBuckets + sub);
+}
+
+uint64_t Histogram::bucket_low(std::size_t index) {
+  if (index < kLinearLimit) return index;
+  const uint64_t above = index - kLinearLimit;
+  const unsigned shift = static_cast<unsigned>(above / kSubBuckets) + 1;
+  return (kSubBuckets + above % kSubBuckets) << shift;
+}
+
+uint64_t Histogram::bucket_width(std::size_t index) {
+  if (index < kLinearLimit) return 1;
+  return 1ull << (static_cast<unsigned>((index - kLinearLimit) / kSubBuckets) + 1);
+}
+
+std::size_t Histogram::bucket_count() { return bucket_of(kMaxValue) + 1; }
+
+Histogram::Histogram() : counts_(bucket_count(), 0) {}
+
+void Histogram::record(uint64_t value) {
+  ++count_;
+  sum_ += static_cast<double>(value);
+  min_ = std::min(min_, value);
+  max_ = std::max(max_, value);
+  if (value > kMaxValue) {
+    ++overflow_;
+    value = kMaxValue;
+  }
+  ++counts_[bucket_of(value)];
+}
+
+void Histogram::merge(const Histogram& other) {
+  for (std::size_t i = 0; i < counts_.size(); ++i) counts_[i] += other.counts_[i];
+  count_ += other.count_;
+  sum_ += other.sum_;
+  min_ = std::min(min_, other.min_);
+  max_ = std::max(max_, other.max_);
+  overflow_ += other.overflow_;
+}
+
+void Histogram::clear() { *this = Histogram(); }
+
+uint64_t Histogram::value_at_percentile(double percentile) const {
+  if (count_ == 0) return 0;
+  const double p = std::clamp(percentile, 0.0, 100.0);
+  const auto rank = std::max<uint64_t>(1, static_cast<uint64_t>(std::ceil(p / 100.0 * static_cast<double>(count_))));
+  uint64_t seen = 0;
+  for (std::size_t i = 0; i < counts_.size(); ++i) {
+    seen += counts_[i];
+    if (seen >= rank) {
+      const uint64_t middle = bucket_low(i) + bucket_width(i) / 2;
+      return std::clamp(middle, min(), max_);
+    }
+  }
+  return max_;
+}
+
+uint64_t Histogram::count_above(uint64_t value) const {
+  if (value >= kMaxValue) return overflow_;
+  uint64_t above = 0;
+  for (std::size_t i = bucket_of(value) + 1; i < counts_.size(); ++i) above += counts_[i];
+  return above;
+}
+
+}  // namespace quanta

@@ -1,0 +1,22 @@
+// Apps written for the integration tests against the public C API.
+#pragma once
+
+#include "experiment/run_result.h"
+#include "io/workload.h"
+#include "quanta/quanta.h"
+
+namespace quanta::testing {
+
+// Class 0 spins its service time with probes like the synthetic app; class 1 does the
+// same inside one preempt-disabled region, and records whether any other request
+// finished on its worker meanwhile (response.value = requests finished by others during
+// the region; 0 is correct).
+const quanta_app& region_app();
+// Regions of region_app() during which another request finished on the same worker.
+uint64_t region_violations();
+
+// A short, low-load run of the synthetic app with the given policies.
+RunResult run_small(const std::string& workload, const std::string& local, const std::string& dispatch,
+                    double load, double duration_s, uint64_t seed = 1);
+
+}  // namespace quanta::testing

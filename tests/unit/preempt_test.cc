@@ -1,0 +1,138 @@
+// The probe ABI on the calling thread, through the preemptible-function API: probes yield
+// once the deadline has passed, never inside a preempt-disabled region, and a preemption
+// that fell inside the region happens at the matching enable.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "quanta/fn.h"
+#include "quanta/probe.h"
+
+namespace {
+
+struct Trace {
+  std::string events;
+};
+
+// Probes until it has been preempted `stops` times; each resume appends 'r'.
+void probing_body(void* raw) {
+  auto& t = *static_cast<Trace*>(raw);
+  for (int i = 0; i < 3; ++i) {
+    t.events += 'r';
+    quanta_yield();
+  }
+  t.events += 'd';
+}
+
+TEST(Preempt, ExplicitYieldsStopAndResume) {
+  Trace t;
+  quanta_fn* f = quanta_fn_launch(&probing_body, &t, 0, 0);
+  ASSERT_NE(f, nullptr);
+  int resumes = 0;
+  while (!quanta_fn_completed(f)) {
+    t.events += '|';
+    quanta_fn_resume(f, 0);
+    ++resumes;
+  }
+  EXPECT_EQ(t.events, "r|r|r|d");
+  EXPECT_EQ(resumes, 3);
+  EXPECT_EQ(quanta_fn_yields(f), 3u);
+  quanta_fn_destroy(f);
+}
+
+// A deadline of 1 cycle has passed by the first probe: each probe yields.
+void spin_with_probes(void* raw) {
+  auto& count = *static_cast<int*>(raw);
+  for (int i = 0; i < 5; ++i) {
+    ++count;
+    quanta_probe();
+  }
+}
+
+TEST(Preempt, ClockProbeYieldsOncePastTheDeadline) {
+  int count = 0;
+  quanta_fn* f = quanta_fn_launch(&spin_with_probes, &count, 1, 0);
+  EXPECT_EQ(count, 1);
+  EXPECT_EQ(quanta_fn_yields(f), 1u);
+  while (!quanta_fn_resume(f, 1)) {
+  }
+  EXPECT_EQ(count, 5);
+  EXPECT_EQ(quanta_fn_yields(f), 5u);
+  quanta_fn_destroy(f);
+}
+
+TEST(Preempt, ProbeNeverFiresOutsideATask) {
+  // The deadline outside a task is "never": this returns without switching anywhere.
+  EXPECT_EQ(quanta_deadline_tsc, UINT64_MAX);
+  quanta_probe();
+  quanta_yield();
+  EXPECT_EQ(quanta_task_cpu_cycles(), 0u);
+}
+
+struct Region {
+  uint64_t yields_inside = 0;
+  uint64_t probes_inside = 0;
+  quanta_fn* self = nullptr;
+  bool after_enable = false;
+};
+
+void disabled_region_body(void* raw) {
+  auto& r = *static_cast<Region*>(raw);
+  quanta_preempt_disable();
+  quanta_preempt_disable();  // nesting: only the outer enable may switch
+  for (int i = 0; i < 1000; ++i) {
+    quanta_probe();
+    quanta_yield();
+    ++r.probes_inside;
+  }
+  quanta_preempt_enable();
+  r.yields_inside = quanta_fn_yields(r.self);  // still inside the outer region
+  quanta_preempt_enable();                     // the deferred preemption happens here
+  r.after_enable = true;
+}
+
+TEST(Preempt, DisabledRegionIsNeverPreemptedAndDefersToTheEnable) {
+  Region r;
+  // Deadline already passed at launch: every probe inside would fire if it could.
+  quanta_fn* f = quanta_fn_launch(
+      [](void* raw) {
+        auto& reg = *static_cast<Region*>(raw);
+        while (reg.self == nullptr) quanta_yield();  // wait until the test has the handle
+        disabled_region_body(raw);
+      },
+      &r, 1, 0);
+  r.self = f;
+  quanta_fn_resume(f, 1);
+  EXPECT_EQ(r.probes_inside, 1000u);
+  EXPECT_FALSE(r.after_enable);       // stopped at the outer enable, not before
+  const uint64_t yields_before_region = 1;  // the wait loop's single yield
+  EXPECT_EQ(r.yields_inside, yields_before_region);
+  EXPECT_EQ(quanta_fn_yields(f), yields_before_region + 1);
+  quanta_fn_resume(f, 1);
+  EXPECT_TRUE(r.after_enable);
+  EXPECT_TRUE(quanta_fn_completed(f));
+  quanta_fn_destroy(f);
+}
+
+TEST(Preempt, TaskCpuCyclesExcludeTimeSpentPreempted) {
+  struct Cpu {
+    uint64_t first = 0, second = 0;
+  } cpu;
+  quanta_fn* f = quanta_fn_launch(
+      [](void* raw) {
+        auto& c = *static_cast<Cpu*>(raw);
+        c.first = quanta_task_cpu_cycles();
+        quanta_yield();
+        c.second = quanta_task_cpu_cycles();
+      },
+      &cpu, 0, 0);
+  // Burn time between the two quanta: it must not show up in the task's CPU time.
+  const uint64_t away_from = quanta_read_tsc();
+  while (quanta_read_tsc() - away_from < 50'000'000) {
+  }
+  quanta_fn_resume(f, 0);
+  EXPECT_LT(cpu.second - cpu.first, 50'000'000u);
+  quanta_fn_destroy(f);
+}
+
+}  // namespace

@@ -1,0 +1,34 @@
+#include "run_command.h"
+
+#include <cstdio>
+#include <iostream>
+
+#include "experiment/report.h"
+#include "runtime/in_process_run.h"
+#include "spin_app.h"
+
+namespace quanta {
+
+int run_command(const RunOptions& options) {
+  const std::vector<RunConfig> configs = expand_runs(options);
+  const Workload workload = Workload::parse(options.base.workload);
+  std::vector<nlohmann::json> reports;
+  for (const RunConfig& config : configs) {
+    if (options.format == "text") {
+      std::fprintf(stderr, "quanta: running %s/%s/%s for %g s...\n", config.local_policy.c_str(),
+                   config.dispatch_policy.c_str(), config.preempt.c_str(), config.duration_s);
+    }
+    const RunResult result = run_in_process(config, workload, *quanta_spin_app());
+    reports.push_back(run_to_json(result, workload, "run"));
+  }
+  if (options.format == "json") {
+    // One run: one object. Several (comma lists): {"runs": [...]}, same objects inside.
+    const nlohmann::json out = reports.size() == 1 ? reports.front() : nlohmann::json{{"runs", reports}};
+    std::cout << out.dump(2) << '\n';
+  } else {
+    std::cout << runs_to_text(reports);
+  }
+  return 0;
+}
+
+}  // namespace quanta

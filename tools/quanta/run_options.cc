@@ -1,0 +1,108 @@
+#include "run_options.h"
+
+#include <algorithm>
+
+#include "io/workload.h"
+#include "policy/dispatch_policy.h"
+#include "policy/local_policy.h"
+#include "runtime/cpu_layout.h"
+
+namespace quanta {
+namespace {
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+// Splits "a,b" and checks each name against `allowed`.
+std::vector<std::string> name_list(const std::string& option, const std::string& text,
+                                   const std::vector<std::string>& allowed) {
+  std::vector<std::string> names;
+  std::size_t start = 0;
+  for (;;) {
+    const std::size_t end = text.find(',', start);
+    const std::string name = text.substr(start, end - start);
+    if (std::find(allowed.begin(), allowed.end(), name) == allowed.end()) {
+      throw CLI::ValidationError(option, "unknown value '" + name + "' (expected one of: " + joined(allowed) + ")");
+    }
+    names.push_back(name);
+    if (end == std::string::npos) return names;
+    start = end + 1;
+  }
+}
+
+const std::vector<std::string>& preempt_names() {
+  static const std::vector<std::string> names{"clock", "none"};
+  return names;
+}
+
+}  // namespace
+
+void add_run_options(CLI::App& cmd, RunOptions& o) {
+  RunConfig& c = o.base;
+  cmd.add_option("--workload", c.workload,
+                 "Service times: extreme-bimodal, high-bimodal, exp1, fixed1, tpcc, or a spec fixed:X, exp:MEAN, "
+                 "bimodal:P:A:B, lognormal:MEAN:SIGMA (us)")
+      ->capture_default_str()
+      ->check([](const std::string& spec) {
+        try {
+          Workload::parse(spec);
+          return std::string();
+        } catch (const std::invalid_argument& e) {
+          return std::string(e.what());
+        }
+      });
+  auto* load = cmd.add_option("--load", c.load, "Offered load as a fraction of the workers' capacity")
+                   ->capture_default_str()
+                   ->check(CLI::PositiveNumber);
+  auto* rate = cmd.add_option("--rate-rps", c.rate_rps, "Offered rate in requests per second (instead of --load)")
+                   ->check(CLI::PositiveNumber);
+  load->excludes(rate);
+  rate->excludes(load);
+  cmd.add_option("--workers", c.workers,
+                 "Worker cores (default: CPUs - 1, here " + std::to_string(max_workers()) + ")")
+      ->check(CLI::Range(1u, max_workers()));
+  cmd.add_option("--quantum-us", c.quantum_us, "Quantum in microseconds")->capture_default_str()->check(CLI::PositiveNumber);
+  cmd.add_option("--local", o.local_list, "Local policy per worker: ps, fcfs, las (comma list: run each)")
+      ->capture_default_str();
+  cmd.add_option("--dispatch", o.dispatch_list, "Dispatch policy: jsq-msq, jsq, random, po2 (comma list: run each)")
+      ->capture_default_str();
+  cmd.add_option("--preempt", o.preempt_list, "Preemption mechanism: clock, none (comma list: run each)")
+      ->capture_default_str();
+  cmd.add_option("--duration-s", c.duration_s, "Seconds of arrivals")->capture_default_str()->check(CLI::PositiveNumber);
+  cmd.add_option("--warmup-frac", c.warmup_frac, "Fraction of the run left out of the statistics")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 0.99));
+  cmd.add_option("--seed", c.seed, "Seed of the arrival schedule and of random policies")->capture_default_str();
+  cmd.add_option("--task-slots", c.task_slots, "Requests a worker admits at once (one stack each)")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 65536u));
+  cmd.add_option("--stack-kib", c.stack_kib, "Stack size of each task in KiB")->capture_default_str()->check(CLI::Range(16u, 65536u));
+  cmd.add_option("--ring-capacity", c.ring_capacity, "Requests each worker's dispatch ring holds")
+      ->capture_default_str()
+      ->check(CLI::Range(2u, 1u << 24));
+  cmd.add_option("--on-full", c.on_full, "When a worker's ring is full: wait (the dispatcher stalls) or drop")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"wait", "drop"}));
+  cmd.add_option("--format", o.format, "Output: text (a table) or json")->capture_default_str()->check(CLI::IsMember({"text", "json"}));
+}
+
+std::vector<RunConfig> expand_runs(const RunOptions& o) {
+  std::vector<RunConfig> runs;
+  for (const auto& local : name_list("--local", o.local_list, local_policy_names())) {
+    for (const auto& dispatch : name_list("--dispatch", o.dispatch_list, dispatch_policy_names())) {
+      for (const auto& preempt : name_list("--preempt", o.preempt_list, preempt_names())) {
+        RunConfig config = o.base;
+        config.local_policy = local;
+        config.dispatch_policy = dispatch;
+        config.preempt = preempt;
+        runs.push_back(config);
+      }
+    }
+  }
+  return runs;
+}
+
+}  // namespace quanta

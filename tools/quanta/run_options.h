@@ -1,0 +1,28 @@
+// The options `quanta run` shares with the commands that will mirror it (sim): registered
+// on a CLI11 subcommand, validated, and expanded into one RunConfig per combination of
+// the comma-separated policy lists.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <string>
+#include <vector>
+
+#include "experiment/run_config.h"
+
+namespace quanta {
+
+struct RunOptions {
+  RunConfig base;
+  std::string local_list = "ps";
+  std::string dispatch_list = "jsq-msq";
+  std::string preempt_list = "clock";
+  std::string format = "text";
+};
+
+void add_run_options(CLI::App& command, RunOptions& options);
+
+// One config per (local, dispatch, preempt) combination, in the order given. Throws
+// CLI::ValidationError naming the option for an unknown name.
+std::vector<RunConfig> expand_runs(const RunOptions& options);
+
+}  // namespace quanta
