@@ -12,13 +12,6 @@ namespace bctx = boost::context::detail;
 namespace quanta {
 namespace {
 
-// Passed through the jump: lives on the stack of the side that jumps, which stays alive
-// while that side is suspended.
-struct SwitchRecord {
-  Context* from;
-  Context* to;
-};
-
 void fcontext_entry(bctx::transfer_t transfer);
 
 }  // namespace
@@ -49,10 +42,9 @@ void Context::prepare(StackRegion stack, Entry entry, void* arg) {
 #endif
 }
 
-void Context::first_entry(void* record_raw, void* caller_fctx) {
-  auto* record = static_cast<SwitchRecord*>(record_raw);
-  Context* self = record->to;
-  Context* prev = record->from;
+void Context::first_entry(void* self_raw, void* caller_fctx) {
+  auto* self = static_cast<Context*>(self_raw);
+  Context* prev = self->resumer_;
   prev->fctx_ = caller_fctx;
   QUANTA_ASAN_ARRIVE(*self, *prev);
   self->entry_(self->arg_);
@@ -60,24 +52,25 @@ void Context::first_entry(void* record_raw, void* caller_fctx) {
 }
 
 namespace {
-// Where a prepared stack starts: fcontext hands over the caller's context and our record.
+// Where a prepared stack starts: fcontext hands over the caller's context and ourselves.
 void fcontext_entry(bctx::transfer_t transfer) { Context::first_entry(transfer.data, transfer.fctx); }
 }  // namespace
 
+// Only long-lived Context objects cross a jump (never a pointer into the stack being left,
+// which under ASan may be a fake stack frame): `to` learns who resumed it in resumer_.
 void Context::switch_to(Context& from, Context& to) {
-  SwitchRecord record{&from, &to};
+  to.resumer_ = &from;
   QUANTA_ASAN_LEAVE(from, to, false);
-  bctx::transfer_t back = bctx::jump_fcontext(to.fctx_, &record);
-  // Resumed: whoever jumped here passed its own record; remember where it stopped.
-  auto* came_from = static_cast<SwitchRecord*>(back.data);
-  came_from->from->fctx_ = back.fctx;
-  QUANTA_ASAN_ARRIVE(from, *came_from->from);
+  bctx::transfer_t back = bctx::jump_fcontext(to.fctx_, &to);
+  // Resumed: remember where the side that resumed us stopped.
+  from.resumer_->fctx_ = back.fctx;
+  QUANTA_ASAN_ARRIVE(from, *from.resumer_);
 }
 
 void Context::switch_final(Context& from, Context& to) {
-  SwitchRecord record{&from, &to};
+  to.resumer_ = &from;
   QUANTA_ASAN_LEAVE(from, to, true);
-  bctx::jump_fcontext(to.fctx_, &record);
+  bctx::jump_fcontext(to.fctx_, &to);
   std::abort();  // a finished context is never resumed
 }
 

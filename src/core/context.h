@@ -36,6 +36,7 @@ class Context {
  private:
 
   void* fctx_ = nullptr;  // boost::context::detail::fcontext_t of the suspended side
+  Context* resumer_ = nullptr;  // the side that last switched to this one
   StackRegion stack_;      // empty for the thread's own stack
   Entry entry_ = nullptr;
   void* arg_ = nullptr;

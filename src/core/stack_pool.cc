@@ -60,7 +60,7 @@ bool in_guard_page(uintptr_t addr) {
   return false;
 }
 
-void on_segv(int sig, siginfo_t* info, void*) {
+[[maybe_unused]] void on_segv(int sig, siginfo_t* info, void*) {
   if (in_guard_page(reinterpret_cast<uintptr_t>(info->si_addr))) {
     static const char msg[] =
         "quanta: task stack overflow (hit the guard page); raise --stack-kib\n";

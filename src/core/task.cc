@@ -13,7 +13,6 @@ struct TaskEntry {
     auto& task = *static_cast<Task*>(raw);
     task.body(task);
     task.finished = true;
-    task.last_stop_tsc = read_tsc();
     TaskRunner* runner = t_runner;
     runner->running_ = nullptr;
     Context::switch_final(task.context, runner->scheduler_);
@@ -32,15 +31,15 @@ void Task::start(StackRegion stack_region, Body task_body, void* task_user) {
 
 TaskRunner* TaskRunner::current() { return t_runner; }
 
-bool TaskRunner::resume(Task& task, uint64_t deadline_tsc) {
+bool TaskRunner::resume(Task& task, uint64_t start_tsc, uint64_t deadline_tsc) {
   TaskRunner* const outer = t_runner;  // restored below, in case runners nest
   t_runner = this;
   running_ = &task;
-  const uint64_t start_tsc = read_tsc();
   preempt_state().begin_quantum(deadline_tsc, start_tsc, task.attained_cycles);
   Context::switch_to(scheduler_, task.context);
   // Back on the scheduler side: nothing may preempt here.
   preempt_state().end_quantum();
+  task.last_stop_tsc = read_tsc();
   task.attained_cycles += task.last_stop_tsc - start_tsc;
   t_runner = outer;
   return task.finished;
@@ -49,7 +48,6 @@ bool TaskRunner::resume(Task& task, uint64_t deadline_tsc) {
 void TaskRunner::yield_running() {
   Task* task = running_;
   ++task->yields;
-  task->last_stop_tsc = read_tsc();
   running_ = nullptr;
   Context::switch_to(task->context, scheduler_);
 }

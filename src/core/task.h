@@ -20,7 +20,7 @@ struct Task {
   void* user = nullptr;         // what the body works on (a request slot, a function call)
   bool finished = false;
   uint64_t yields = 0;          // times the task gave up the CPU before finishing
-  uint64_t last_stop_tsc = 0;   // when it last yielded or finished
+  uint64_t last_stop_tsc = 0;   // when its runner got the CPU back (yield or finish)
   uint64_t attained_cycles = 0; // time it has run so far, not counting time preempted
 
   // Binds the task to a body and a stack; it starts running at the first resume.
@@ -31,9 +31,12 @@ class TaskRunner {
  public:
   static constexpr uint64_t kNoDeadline = UINT64_MAX;
 
-  // Runs `task` until it yields or finishes. `deadline_tsc` is the cycle count at which
-  // clock probes make it yield (kNoDeadline: never). Returns true if it finished.
-  bool resume(Task& task, uint64_t deadline_tsc);
+  // Runs `task` until it yields or finishes. `start_tsc` is now (the caller usually has
+  // it: the previous quantum's stop), `deadline_tsc` the cycle count at which clock
+  // probes make it yield (kNoDeadline: never). Sets task.last_stop_tsc and adds the
+  // quantum to task.attained_cycles. Returns true if it finished. One cycle-counter read
+  // per quantum, on the scheduler side: the yield path itself reads no clock.
+  bool resume(Task& task, uint64_t start_tsc, uint64_t deadline_tsc);
 
   // Called from inside the running task: back to resume()'s caller.
   void yield_running();

@@ -10,12 +10,12 @@ namespace {
 constexpr uint32_t kRefreshEveryWhenLate = 8;
 }  // namespace
 
-Dispatcher::Dispatcher(std::span<Worker* const> workers, DispatchPolicy& policy)
+Dispatcher::Dispatcher(std::span<const WorkerPort> workers, DispatchPolicy& policy)
     : workers_(workers), policy_(policy), loads_(workers.size()), assigned_(workers.size(), 0) {}
 
 void Dispatcher::refresh_loads() {
   for (std::size_t i = 0; i < workers_.size(); ++i) {
-    const WorkerCounters& counters = workers_[i]->counters();
+    const WorkerCounters& counters = *workers_[i].counters;
     const uint64_t finished = counters.finished.load(std::memory_order_acquire);
     loads_[i].outstanding = static_cast<uint32_t>(assigned_[i] - finished);
     loads_[i].current_quanta = counters.current_quanta.load(std::memory_order_relaxed);
@@ -48,7 +48,7 @@ DispatchTotals Dispatcher::run(const DispatchPlan& plan) {
                          static_cast<uint16_t>(arrival.class_index),
                          static_cast<uint16_t>(arrival.arrival_ns >= plan.measure_from_ns ? kRequestMeasured : 0),
                          plan.payload_of ? plan.payload_of(arrival) : 0};
-    SpscRing<RequestMsg>& ring = workers_[chosen]->ring();
+    SpscRing<RequestMsg>& ring = *workers_[chosen].ring;
     if (!ring.try_push(msg)) {
       if (plan.on_full == FullRingAction::kDrop) {
         ++totals.dropped;
@@ -67,7 +67,7 @@ DispatchTotals Dispatcher::run(const DispatchPlan& plan) {
 
 void Dispatcher::wait_for_completion() const {
   for (std::size_t i = 0; i < workers_.size(); ++i) {
-    while (workers_[i]->counters().finished.load(std::memory_order_acquire) < assigned_[i]) cpu_relax();
+    while (workers_[i].counters->finished.load(std::memory_order_acquire) < assigned_[i]) cpu_relax();
   }
 }
 

@@ -10,7 +10,9 @@
 #include "experiment/run_result.h"
 #include "io/schedule.h"
 #include "policy/dispatch_policy.h"
-#include "runtime/worker.h"
+#include "runtime/request.h"
+#include "runtime/spsc_ring.h"
+#include "runtime/worker_counters.h"
 
 namespace quanta {
 
@@ -24,9 +26,15 @@ struct DispatchPlan {
   uint64_t (*payload_of)(const Arrival&) = nullptr;  // what the handler receives
 };
 
+// What the dispatcher sees of one worker: the ring it feeds and the counter line it reads.
+struct WorkerPort {
+  SpscRing<RequestMsg>* ring;
+  const WorkerCounters* counters;
+};
+
 class Dispatcher {
  public:
-  Dispatcher(std::span<Worker* const> workers, DispatchPolicy& policy);
+  Dispatcher(std::span<const WorkerPort> workers, DispatchPolicy& policy);
 
   // Dispatches the whole schedule, then waits until every dispatched request finished.
   DispatchTotals run(const DispatchPlan& plan);
@@ -35,7 +43,7 @@ class Dispatcher {
   void refresh_loads();
   void wait_for_completion() const;
 
-  std::span<Worker* const> workers_;
+  std::span<const WorkerPort> workers_;
   DispatchPolicy& policy_;
   std::vector<WorkerLoad> loads_;
   std::vector<uint64_t> assigned_;

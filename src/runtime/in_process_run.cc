@@ -85,7 +85,9 @@ RunResult run_in_process(const RunConfig& config, const Workload& workload, cons
   DispatchTotals totals;
   {
     ScopedPin pin(dispatcher_cpu);
-    Dispatcher dispatcher(worker_ptrs, *policy);
+    std::vector<WorkerPort> ports;
+    for (Worker* w : worker_ptrs) ports.push_back(w->port());
+    Dispatcher dispatcher(ports, *policy);
     DispatchPlan plan;
     plan.schedule = schedule;
     plan.measure_from_ns = static_cast<uint64_t>(config.warmup_frac * config.duration_s * 1e9);

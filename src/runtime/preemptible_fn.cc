@@ -26,8 +26,9 @@ void run_fn(quanta::Task& task) {
   f->fn(f->arg);
 }
 
-uint64_t deadline_from_now(uint64_t quantum_cycles) {
-  return quantum_cycles == 0 ? quanta::TaskRunner::kNoDeadline : quanta::read_tsc() + quantum_cycles;
+bool run_quantum(quanta_fn* f, uint64_t quantum_cycles) {
+  const uint64_t now = quanta::read_tsc();
+  return t_fn_runner.resume(f->task, now, quantum_cycles == 0 ? quanta::TaskRunner::kNoDeadline : now + quantum_cycles);
 }
 
 }  // namespace
@@ -47,13 +48,13 @@ quanta_fn* quanta_fn_launch(void (*fn)(void*), void* arg, uint64_t quantum_cycle
   f->fn = fn;
   f->arg = arg;
   f->task.start(f->stacks->acquire(), &run_fn, f);
-  t_fn_runner.resume(f->task, deadline_from_now(quantum_cycles));
+  run_quantum(f, quantum_cycles);
   return f;
 }
 
 int quanta_fn_resume(quanta_fn* f, uint64_t quantum_cycles) {
   if (f->task.finished) return 1;
-  return t_fn_runner.resume(f->task, deadline_from_now(quantum_cycles)) ? 1 : 0;
+  return run_quantum(f, quantum_cycles) ? 1 : 0;
 }
 
 int quanta_fn_completed(const quanta_fn* f) { return f->task.finished ? 1 : 0; }

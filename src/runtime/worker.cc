@@ -74,6 +74,7 @@ void Worker::run() {
   }
   state_.store(State::kReady, std::memory_order_release);
   const bool preemptive = config_.clock_preemption && policy_->preemptive();
+  uint64_t now = read_tsc();  // carried from one quantum's stop to the next one's start
 
   for (;;) {
     admit_arrivals();
@@ -82,15 +83,17 @@ void Worker::run() {
       if (stop_.load(std::memory_order_acquire) && free_slots_.size() == slots_.size()) {
         admit_arrivals();  // a request pushed just before the stop still counts
         if (free_slots_.size() == slots_.size()) break;
+        now = read_tsc();
         continue;
       }
       cpu_relax();
+      now = read_tsc();
       continue;
     }
     Slot& slot = slots_[*next];
-    const uint64_t start = read_tsc();
-    counters_.quantum_start_tsc.store(start, std::memory_order_relaxed);
-    const bool done = runner_.resume(slot.task, preemptive ? start + config_.quantum_cycles : TaskRunner::kNoDeadline);
+    counters_.quantum_start_tsc.store(now, std::memory_order_relaxed);
+    const bool done = runner_.resume(slot.task, now, preemptive ? now + config_.quantum_cycles : TaskRunner::kNoDeadline);
+    now = slot.task.last_stop_tsc;
     ++slot.quanta;
     ++current_quanta_;
     ++totals_.quanta;

@@ -13,6 +13,7 @@
 #include "core/task.h"
 #include "policy/local_policy.h"
 #include "quanta/quanta.h"
+#include "runtime/dispatcher.h"
 #include "runtime/request.h"
 #include "runtime/spsc_ring.h"
 #include "runtime/worker_counters.h"
@@ -51,6 +52,7 @@ class Worker {
   State state() const { return state_.load(std::memory_order_acquire); }
 
   SpscRing<RequestMsg>& ring() { return ring_; }
+  WorkerPort port() { return {&ring_, &counters_}; }
   const WorkerCounters& counters() const { return counters_; }
   const ClassStatsSet& stats() const { return stats_; }
   const WorkerTotals& totals() const { return totals_; }

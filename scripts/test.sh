@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Sets up a fresh machine, builds, and runs every test: unit, pass, integration and
+# command-line tests, then the unit and integration tests again under ASan + UBSan.
+# Tests that spin every CPU run one at a time (RUN_SERIAL); the rest run in parallel.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+bash scripts/setup.sh
+bash scripts/build.sh
+(cd build && ctest --output-on-failure -j"$(nproc)")
+
+bash scripts/build.sh --sanitize
+(cd build-asan && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j"$(nproc)")
+echo "test.sh: all tests passed (plain and sanitized builds)"

@@ -1,0 +1,36 @@
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="session")
+def quanta_bin():
+    path = Path(os.environ.get("QUANTA_BIN", ROOT / "build" / "bin" / "quanta"))
+    if not path.exists():
+        pytest.fail(f"{path} does not exist: build first (scripts/build.sh)")
+    return str(path)
+
+
+@pytest.fixture(scope="session")
+def run_quanta(quanta_bin):
+    def run(*args, check=False):
+        proc = subprocess.run([quanta_bin, *args], capture_output=True, text=True, timeout=300)
+        if check and proc.returncode != 0:
+            raise AssertionError(f"quanta {' '.join(args)} exited {proc.returncode}: {proc.stderr}")
+        return proc
+
+    return run
+
+
+@pytest.fixture(scope="session")
+def run_json(run_quanta):
+    def run(*args):
+        proc = run_quanta(*args, "--format", "json", check=True)
+        return json.loads(proc.stdout)
+
+    return run

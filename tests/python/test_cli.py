@@ -1,0 +1,100 @@
+"""`quanta run` as a user meets it: help, errors that name the option (exit 2), and the
+JSON schema documented in docs/json-output.md."""
+import pytest
+
+SUMMARY_KEYS = {"mean", "p50", "p99", "p99.9", "max"}
+
+
+def test_help_lists_every_run_option(run_quanta):
+    proc = run_quanta("run", "--help")
+    assert proc.returncode == 0
+    for option in ["--workload", "--load", "--rate-rps", "--workers", "--quantum-us", "--local", "--dispatch",
+                   "--preempt", "--duration-s", "--warmup-frac", "--seed", "--format", "--on-full"]:
+        assert option in proc.stdout, option
+
+
+def test_no_command_is_a_usage_error(run_quanta):
+    proc = run_quanta()
+    assert proc.returncode == 2
+    assert "subcommand" in proc.stderr.lower() or "command" in proc.stderr.lower()
+
+
+@pytest.mark.parametrize(
+    "args, named",
+    [
+        (["--workload", "bimodal:50:1"], "bimodal:P:A:B"),
+        (["--workload", "nonsense"], "nonsense"),
+        (["--local", "ps,srpt"], "--local"),
+        (["--dispatch", "round-robin"], "--dispatch"),
+        (["--preempt", "magic"], "--preempt"),
+        (["--load", "-1"], "--load"),
+        (["--load", "0.5", "--rate-rps", "1000"], "--rate-rps"),
+        (["--quantum-us", "0"], "--quantum-us"),
+        (["--workers", "100000"], "--workers"),
+        (["--warmup-frac", "1.5"], "--warmup-frac"),
+        (["--format", "xml"], "--format"),
+        (["--on-full", "explode"], "--on-full"),
+        (["--duration-s", "abc"], "--duration-s"),
+        (["--bogus"], "--bogus"),
+    ],
+)
+def test_bad_input_exits_2_naming_the_option(run_quanta, args, named):
+    proc = run_quanta("run", *args)
+    assert proc.returncode == 2, proc.stderr
+    assert named in proc.stderr
+    assert proc.stdout == ""
+
+
+def check_summary(entry):
+    assert SUMMARY_KEYS <= set(entry["sojourn_us"])
+    assert SUMMARY_KEYS <= set(entry["slowdown"])
+    assert entry["count"] >= 0
+    assert entry["preemptions_per_request"] >= 0
+
+
+def test_json_has_the_documented_schema(run_json):
+    out = run_json("run", "--workload", "extreme-bimodal", "--load", "0.3", "--duration-s", "0.3", "--seed", "3")
+    assert out["mode"] == "run"
+    config = out["config"]
+    for key in ["workload", "load", "rate_rps", "workers", "quantum_us", "local", "dispatch", "preempt",
+                "duration_s", "warmup_frac", "seed"]:
+        assert key in config, key
+    assert config["local"] == "ps" and config["dispatch"] == "jsq-msq" and config["preempt"] == "clock"
+    assert config["quantum_us"] == 2.0 and config["workers"] >= 1
+    assert set(out["classes"]) == {"0.5", "500"}
+    assert out["classes"]["0.5"]["label"] == "short"
+    assert out["classes"]["500"]["label"] == "long"
+    for entry in out["classes"].values():
+        check_summary(entry)
+    check_summary(out["overall"])
+    requests = out["requests"]
+    assert requests["generated"] == requests["completed"] + requests["dropped"]
+    assert requests["measured"] == out["overall"]["count"]
+    assert requests["measured"] < requests["completed"]  # the warm-up is left out
+    assert out["rates"]["offered_rps"] > 0 and out["rates"]["achieved_rps"] > 0
+    # Slowdown is sojourn over service time, so never below 1 (to histogram precision).
+    assert out["classes"]["0.5"]["slowdown"]["p50"] >= 0.999
+
+
+def test_policy_lists_run_each_combination_on_the_same_arrivals(run_json):
+    out = run_json("run", "--workload", "fixed1", "--load", "0.2", "--duration-s", "0.2", "--local", "ps,fcfs",
+                   "--dispatch", "jsq-msq,po2")
+    runs = out["runs"]
+    assert [(r["config"]["local"], r["config"]["dispatch"]) for r in runs] == [
+        ("ps", "jsq-msq"), ("ps", "po2"), ("fcfs", "jsq-msq"), ("fcfs", "po2")]
+    assert len({r["requests"]["generated"] for r in runs}) == 1
+
+
+def test_rate_rps_sets_the_offered_rate(run_json):
+    out = run_json("run", "--workload", "exp1", "--rate-rps", "20000", "--duration-s", "0.2")
+    assert out["config"]["rate_rps"] == 20000
+    # Poisson count over 0.2 s at 20k/s: mean 4000, sd 63.
+    assert abs(out["requests"]["generated"] - 4000) < 6 * 63
+
+
+def test_text_output_shows_runs_side_by_side(run_quanta):
+    proc = run_quanta("run", "--workload", "high-bimodal", "--load", "0.2", "--duration-s", "0.2",
+                      "--local", "ps,fcfs", check=True)
+    assert "ps/jsq-msq/clock" in proc.stdout and "fcfs/jsq-msq/clock" in proc.stdout
+    assert "class short (1 us" in proc.stdout and "class long (100 us" in proc.stdout
+    assert "slowdown p99.9" in proc.stdout
