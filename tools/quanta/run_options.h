@@ -19,7 +19,9 @@ struct RunOptions {
   std::string format = "text";
 };
 
-void add_run_options(CLI::App& command, RunOptions& options);
+// `simulated`: the workers are simulated, so --workers may be any number from 1 (a real
+// run is limited to this machine's CPUs).
+void add_run_options(CLI::App& command, RunOptions& options, bool simulated = false);
 
 // One config per (local, dispatch, preempt) combination, in the order given. Throws
 // CLI::ValidationError naming the option for an unknown name.

@@ -1,0 +1,25 @@
+// Reads the overheads the simulator charges from the JSON that `quanta calibrate` writes
+// (or one written by hand). Keys, all optional numbers (unknown keys are ignored, so the
+// file may carry more measurements than the simulator uses):
+//   quantum_round_trip_ns    -> preempt_overhead_ns (what `quanta calibrate` measures)
+//   yield_round_trip_ns      -> preempt_overhead_ns (wins over quantum_round_trip_ns)
+//   preempt_overhead_ns      -> preempt_overhead_ns (wins over both)
+//   probe_overhead_pct       -> probe_overhead_pct
+//   dispatch_ns_per_request  -> dispatch_ns; a number, or an object whose "dispatcher_only"
+//                               member is used (the form `quanta calibrate` writes; its
+//                               "two_level_noop" is not used: see docs/sim.md)
+//   quantum_jitter_ns        -> quantum_jitter_ns (sigma of the one-sided normal)
+//   request_overhead_ns      -> request_overhead_ns (worker time per request outside the handler)
+#pragma once
+
+#include <string>
+
+#include "sim/sim_config.h"
+
+namespace quanta {
+
+// Throws std::invalid_argument naming the file and the problem: missing, not JSON, not an
+// object, or a known key that is not a non-negative number.
+SimOverheads load_calibration(const std::string& path);
+
+}  // namespace quanta

@@ -1,0 +1,141 @@
+"""`quanta sim` as a user meets it: the options of `quanta run` plus the simulator's own,
+the same JSON schema with "mode": "sim", determinism, errors that exit 2 naming the option,
+and --max-load (on sim; `quanta run --max-load` is only checked for its errors here, since
+a real run spins every CPU)."""
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+BIN = os.environ.get("QUANTA_BIN", str(ROOT / "build" / "bin" / "quanta"))
+
+
+def quanta(*args):
+    return subprocess.run([BIN, *args], capture_output=True, text=True, timeout=300)
+
+
+def sim_json(*args):
+    proc = quanta("sim", *args, "--format", "json")
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+SMALL = ["--jobs", "20000", "--workers", "4", "--load", "0.6"]
+
+
+def test_sim_takes_every_run_option_plus_its_own():
+    run_help = quanta("run", "--help").stdout
+    sim_help = quanta("sim", "--help").stdout
+    run_options = {w.rstrip(",") for w in run_help.split() if w.startswith("--") and w != "--help"}
+    assert run_options, run_help
+    for option in run_options:
+        assert option in sim_help, option
+    for option in ["--jobs", "--preempt-overhead-ns", "--probe-overhead-pct", "--dispatch-ns",
+                   "--quantum-jitter-ns", "--request-overhead-ns", "--calibration", "--max-load"]:
+        assert option in sim_help, option
+
+
+def test_same_schema_as_run_with_mode_sim():
+    out = sim_json(*SMALL)
+    assert out["mode"] == "sim"
+    for key in ["config", "classes", "overall", "requests", "rates", "runtime"]:
+        assert key in out
+    assert out["config"]["workers"] == 4
+    assert set(out["classes"]) == {"0.5", "500"}
+    assert out["classes"]["0.5"]["label"] == "short"
+    assert out["requests"]["generated"] == 20000
+    assert out["requests"]["completed"] == 20000
+    assert out["requests"]["measured"] == 18000
+    for stat in ["mean", "p50", "p99", "p99.9", "max"]:
+        assert stat in out["overall"]["slowdown"] and stat in out["overall"]["sojourn_us"]
+    assert {"events", "wall_s", "requests_per_s"} <= set(out["sim"])
+
+
+def test_any_number_of_workers():
+    assert sim_json("--jobs", "50000", "--workers", "64")["config"]["workers"] == 64
+
+
+def test_deterministic_for_a_seed_and_seed_matters():
+    a, b = sim_json(*SMALL, "--seed", "7"), sim_json(*SMALL, "--seed", "7")
+    c = sim_json(*SMALL, "--seed", "8")
+    for d in (a, b, c):
+        d.pop("sim")
+    assert a == b
+    assert a["overall"] != c["overall"]
+
+
+def test_comma_lists_give_runs_including_sim_only_policies():
+    out = sim_json(*SMALL, "--dispatch", "jsq-msq,central,jbsq:2,steal", "--local", "ps,fcfs")
+    assert [(r["config"]["local"], r["config"]["dispatch"]) for r in out["runs"]] == [
+        (l, d) for l in ["ps", "fcfs"] for d in ["jsq-msq", "central", "jbsq:2", "steal"]]
+
+
+def test_text_output_is_a_table():
+    proc = quanta("sim", *SMALL)
+    assert proc.returncode == 0
+    assert proc.stdout.startswith("sim")
+    assert "slowdown p99.9" in proc.stdout
+
+
+def test_overheads_are_echoed_and_calibration_is_read(tmp_path):
+    cal = tmp_path / "cal.json"
+    cal.write_text(json.dumps({"yield_round_trip_ns": 40, "probe_overhead_pct": 2.5,
+                               "dispatch_ns_per_request": 60, "unrelated": [1]}))
+    out = sim_json(*SMALL, "--calibration", str(cal), "--dispatch-ns", "10")
+    assert out["sim"]["overheads"] == {"preempt_overhead_ns": 40, "probe_overhead_pct": 2.5,
+                                       "dispatch_ns": 10, "quantum_jitter_ns": 0,
+                                       "request_overhead_ns": 0}
+
+
+@pytest.mark.parametrize(
+    "args, named",
+    [
+        (["--dispatch", "jbsq:0"], "jbsq:0"),
+        (["--dispatch", "round-robin"], "--dispatch"),
+        (["--local", "srpt"], "--local"),
+        (["--workers", "0"], "--workers"),
+        (["--jobs", "0"], "--jobs"),
+        (["--jobs", "10", "--duration-s", "1"], "--jobs"),
+        (["--preempt-overhead-ns", "-1"], "--preempt-overhead-ns"),
+        (["--quantum-jitter-ns", "x"], "--quantum-jitter-ns"),
+        (["--calibration", "/nonexistent.json"], "--calibration"),
+        (["--max-load", "short:p99-lat<=3"], "--max-load"),
+        (["--max-load", "short:p99-us<=3", "--load", "0.5"], "--max-load"),
+        (["--max-load", "medium:p99-us<=3"], "medium"),
+    ],
+)
+def test_bad_input_exits_2_naming_the_option(args, named):
+    proc = quanta("sim", "--jobs", "1000", *args)
+    assert proc.returncode == 2, proc.stderr
+    assert named in proc.stderr
+    assert proc.stdout == ""
+
+
+def test_bad_calibration_file_exits_2(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    proc = quanta("sim", "--jobs", "1000", "--calibration", str(bad))
+    assert proc.returncode == 2
+    assert "--calibration" in proc.stderr and "JSON" in proc.stderr
+
+
+def test_max_load_bisects_and_reports_points():
+    # M/M/1 FCFS: p99 sojourn = ln(100)/(1 - load) us <= 15.35 up to load 0.7.
+    out = sim_json("--workload", "exp1", "--workers", "1", "--local", "fcfs", "--preempt", "none",
+                   "--jobs", "1000000", "--max-load", "all:p99-us<=15.35", "--max-load-steps", "7")
+    assert out["objective"] == "all:p99-us<=15.35"
+    assert abs(out["max_load"] - 0.7) < 0.03
+    assert len(out["points"]) == 7
+    assert all({"load", "value", "met", "rate_rps"} <= set(p) for p in out["points"])
+    assert out["run"]["mode"] == "sim"
+    assert out["run"]["config"]["load"] == out["max_load"]
+
+
+def test_run_has_max_load_and_checks_it():
+    assert "--max-load" in quanta("run", "--help").stdout
+    proc = quanta("run", "--max-load", "short:p99.9-slowdown")
+    assert proc.returncode == 2
+    assert "--max-load" in proc.stderr

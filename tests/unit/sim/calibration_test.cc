@@ -1,0 +1,77 @@
+#include "sim/calibration.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <stdexcept>
+#include <string>
+
+namespace quanta {
+namespace {
+
+std::string write_temp(const std::string& text) {
+  char path[] = "/tmp/quanta_calibration_XXXXXX";
+  const int fd = mkstemp(path);
+  std::FILE* f = fdopen(fd, "w");
+  std::fputs(text.c_str(), f);
+  std::fclose(f);
+  return path;
+}
+
+TEST(Calibration, ReadsKnownKeysIgnoresOthers) {
+  const std::string path = write_temp(
+      R"({"yield_round_trip_ns": 42.5, "probe_overhead_pct": 3, "dispatch_ns_per_request": 80,
+          "quantum_jitter_ns": 150, "request_overhead_ns": 600, "tsc_ghz": 2.1, "notes": "by hand"})");
+  const SimOverheads o = load_calibration(path);
+  EXPECT_EQ(o.preempt_overhead_ns, 42.5);
+  EXPECT_EQ(o.probe_overhead_pct, 3);
+  EXPECT_EQ(o.dispatch_ns, 80);
+  EXPECT_EQ(o.quantum_jitter_ns, 150);
+  EXPECT_EQ(o.request_overhead_ns, 600);
+  std::remove(path.c_str());
+}
+
+TEST(Calibration, ReadsTheFormOfQuantaCalibrate) {
+  const std::string path = write_temp(
+      R"({"machine": {"cpus": 2}, "quantum_round_trip_ns": 51.5, "probe_ns": {"clock": 7.1},
+          "dispatch_ns_per_request": {"dispatcher_only": 33.0, "two_level_noop": 610.0}})");
+  const SimOverheads o = load_calibration(path);
+  EXPECT_EQ(o.preempt_overhead_ns, 51.5);
+  EXPECT_EQ(o.dispatch_ns, 33.0);
+  EXPECT_EQ(o.request_overhead_ns, 0);
+  std::remove(path.c_str());
+  const std::string bad = write_temp(R"({"dispatch_ns_per_request": {"median": 3}})");
+  EXPECT_THROW(load_calibration(bad), std::invalid_argument);
+  std::remove(bad.c_str());
+}
+
+TEST(Calibration, PreemptOverheadWinsOverYieldRoundTrip) {
+  const std::string path = write_temp(R"({"yield_round_trip_ns": 40, "preempt_overhead_ns": 100})");
+  EXPECT_EQ(load_calibration(path).preempt_overhead_ns, 100);
+  std::remove(path.c_str());
+}
+
+TEST(Calibration, BadFilesAreClearErrors) {
+  auto message = [](const std::string& path) {
+    try {
+      load_calibration(path);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(message("/nonexistent/cal.json").find("--calibration"), std::string::npos);
+  const std::string not_json = write_temp("{yield: 3");
+  EXPECT_NE(message(not_json).find("not valid JSON"), std::string::npos);
+  const std::string array = write_temp("[1, 2]");
+  EXPECT_NE(message(array).find("object"), std::string::npos);
+  const std::string negative = write_temp(R"({"probe_overhead_pct": -1})");
+  EXPECT_NE(message(negative).find("probe_overhead_pct"), std::string::npos);
+  const std::string text = write_temp(R"({"dispatch_ns_per_request": "fast"})");
+  EXPECT_NE(message(text).find("dispatch_ns_per_request"), std::string::npos);
+  for (const auto& p : {not_json, array, negative, text}) std::remove(p.c_str());
+}
+
+}  // namespace
+}  // namespace quanta

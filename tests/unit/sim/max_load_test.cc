@@ -1,0 +1,94 @@
+#include "experiment/max_load.h"
+
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+
+#include "experiment/report.h"
+#include "sim/engine.h"
+
+namespace quanta {
+namespace {
+
+TEST(MaxLoad, ParsesObjectives) {
+  MaxLoadObjective o = parse_max_load_objective("short:p99.9-slowdown<=10");
+  EXPECT_EQ(o.target, "short");
+  EXPECT_EQ(o.stat, "p99.9");
+  EXPECT_TRUE(o.slowdown);
+  EXPECT_EQ(o.limit, 10);
+  o = parse_max_load_objective("all:p99-us<=50");
+  EXPECT_EQ(o.target, "overall");
+  EXPECT_FALSE(o.slowdown);
+  EXPECT_EQ(o.limit, 50);
+  o = parse_max_load_objective("0.5:mean-us<=2.5");
+  EXPECT_EQ(o.target, "0.5");
+  EXPECT_EQ(o.stat, "mean");
+  o = parse_max_load_objective("exp:2:max-slowdown<=100");
+  EXPECT_EQ(o.target, "exp:2");
+}
+
+TEST(MaxLoad, RejectsBadObjectivesNamingTheProblem) {
+  for (const char* bad : {"", "short", "short:p99-slowdown", "short:p99<=3", "short:p42-us<=3", ":p99-us<=3",
+                          "short:p99-us<=", "short:p99-us<=x", "short:p99-us<=-1", "short:p99-us<=3x"}) {
+    EXPECT_THROW(parse_max_load_objective(bad), std::invalid_argument) << bad;
+  }
+  try {
+    parse_max_load_objective("short:p42-us<=3");
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("p42"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("--max-load"), std::string::npos);
+  }
+}
+
+TEST(MaxLoad, BisectsAMonotoneMetric) {
+  // A fake run whose overall p99 sojourn is 100 x load: the objective <= 62 holds up to 0.62.
+  const MaxLoadObjective o = parse_max_load_objective("overall:p99-us<=62");
+  int runs = 0;
+  const auto result = find_max_load(
+      o,
+      [&](double load) {
+        ++runs;
+        return nlohmann::json{{"config", {{"rate_rps", load * 1000}}},
+                              {"overall", {{"sojourn_us", {{"p99", 100 * load}}}}},
+                              {"classes", nlohmann::json::object()}};
+      },
+      {0, 1, 10});
+  EXPECT_EQ(runs, 10);
+  EXPECT_NEAR(result["max_load"].get<double>(), 0.62, 1.0 / 1024);
+  EXPECT_LE(result["max_load"].get<double>(), 0.62);
+  EXPECT_EQ(result["points"].size(), 10u);
+  EXPECT_EQ(result["points"][0]["load"], 0.5);
+  EXPECT_TRUE(result["points"][0]["met"].get<bool>());
+  EXPECT_NEAR(result["max_rate_rps"].get<double>(), 620, 1);
+}
+
+TEST(MaxLoad, NothingMetGivesZero) {
+  const MaxLoadObjective o = parse_max_load_objective("overall:p99-us<=0");
+  const auto result = find_max_load(o, [](double) {
+    return nlohmann::json{{"config", {{"rate_rps", 1}}}, {"overall", {{"sojourn_us", {{"p99", 5.0}}}}}};
+  });
+  EXPECT_EQ(result["max_load"], 0.0);
+  EXPECT_TRUE(result["run"].is_null());
+}
+
+TEST(MaxLoad, FindsTheMM1LoadFromTheSimulator) {
+  // M/M/1: p99 sojourn = ln(100) / (1 - rho) µs, so p99 <= 15.35 holds up to rho = 0.7.
+  const Workload w = Workload::parse("exp1");
+  const MaxLoadObjective o = parse_max_load_objective("all:p99-us<=15.35");
+  const auto result = find_max_load(o, [&](double load) {
+    SimConfig c;
+    c.run.workload = "exp1";
+    c.run.workers = 1;
+    c.run.load = load;
+    c.run.local_policy = "fcfs";
+    c.run.preempt = "none";
+    c.jobs = 2'000'000;
+    return run_to_json(simulate(c, w).run, w, "sim");
+  });
+  EXPECT_NEAR(result["max_load"].get<double>(), 0.7, 0.02);
+  EXPECT_THROW(objective_value(parse_max_load_objective("long:p99-us<=1"), result["run"]), std::invalid_argument);
+  EXPECT_NO_THROW(objective_value(parse_max_load_objective("exp1:p99-us<=1"), result["run"]));
+}
+
+}  // namespace
+}  // namespace quanta

@@ -1,0 +1,82 @@
+#include "max_load_options.h"
+
+#include <cstdio>
+#include <iostream>
+
+#include "experiment/report.h"
+#include "io/workload.h"
+#include "runtime/in_process_run.h"
+#include "spin_app.h"
+
+namespace quanta {
+
+void add_max_load_options(CLI::App& cmd, MaxLoadOptions& o) {
+  auto* objective =
+      cmd.add_option("--max-load", o.objective,
+                     "Find the largest load meeting CLASS:METRIC<=X by bisection, e.g. short:p99.9-slowdown<=10, "
+                     "all:p99-us<=50 (CLASS: short, long, all/overall or a class key; METRIC: p50|p99|p99.9|mean|max "
+                     "then -slowdown or -us)")
+          ->check([](const std::string& text) {
+            try {
+              parse_max_load_objective(text);
+              return std::string();
+            } catch (const std::invalid_argument& e) {
+              return std::string(e.what());
+            }
+          });
+  objective->excludes(cmd.get_option("--load"));
+  objective->excludes(cmd.get_option("--rate-rps"));
+  cmd.add_option("--max-load-steps", o.steps, "Runs the --max-load bisection makes (answer within 1/2^N)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 30));
+}
+
+int max_load_command(const std::vector<RunConfig>& configs, const MaxLoadOptions& options, const std::string& format,
+                     const std::function<nlohmann::json(const RunConfig&)>& run_one) {
+  const MaxLoadObjective objective = *options.parsed();
+  MaxLoadSearch search;
+  search.steps = options.steps;
+  std::vector<nlohmann::json> searches;
+  for (const RunConfig& base : configs) {
+    auto at_load = [&](double load) {
+      RunConfig config = base;
+      config.load = load;
+      config.rate_rps.reset();
+      if (format == "text") std::fprintf(stderr, "quanta: load %.4f...\n", load);
+      nlohmann::json run = run_one(config);
+      objective_value(objective, run);  // an unknown class fails on the first run, not after the search
+      return run;
+    };
+    nlohmann::json result = find_max_load(objective, at_load, search);
+    result["config"] = {{"local", base.local_policy}, {"dispatch", base.dispatch_policy}, {"preempt", base.preempt}};
+    searches.push_back(std::move(result));
+  }
+  if (format == "json") {
+    const nlohmann::json out = searches.size() == 1 ? searches.front() : nlohmann::json{{"searches", searches}};
+    std::cout << out.dump(2) << '\n';
+    return 0;
+  }
+  for (const nlohmann::json& s : searches) {
+    std::printf("%s/%s/%s  objective %s\n", s["config"]["local"].get<std::string>().c_str(),
+                s["config"]["dispatch"].get<std::string>().c_str(), s["config"]["preempt"].get<std::string>().c_str(),
+                s["objective"].get<std::string>().c_str());
+    std::printf("  %10s %14s %14s  %s\n", "load", "rate rps", "value", "met");
+    for (const auto& p : s["points"]) {
+      std::printf("  %10.4f %14.4g %14.4g  %s\n", p["load"].get<double>(), p["rate_rps"].get<double>(),
+                  p["value"].get<double>(), p["met"].get<bool>() ? "yes" : "no");
+    }
+    std::printf("  max load %.4f (+%.4f)  max rate %.4g rps\n", s["max_load"].get<double>(),
+                s["resolution"].get<double>(), s["max_rate_rps"].get<double>());
+  }
+  return 0;
+}
+
+int run_max_load_command(const std::vector<RunConfig>& configs, const MaxLoadOptions& options,
+                         const std::string& format) {
+  const Workload workload = Workload::parse(configs.front().workload);
+  return max_load_command(configs, options, format, [&](const RunConfig& config) {
+    return run_to_json(run_in_process(config, workload, *quanta_spin_app()), workload, "run");
+  });
+}
+
+}  // namespace quanta

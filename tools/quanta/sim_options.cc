@@ -1,0 +1,99 @@
+#include "sim_options.h"
+
+#include "policy/central_policy.h"
+#include "runtime/cpu_layout.h"
+#include "sim/calibration.h"
+
+namespace quanta {
+
+void add_sim_options(CLI::App& cmd, SimOptions& o) {
+  add_run_options(cmd, o.run, /*simulated=*/true);
+  cmd.get_option("--workers")
+      ->description("Simulated workers, any number from 1 (default: as quanta run, CPUs - 1, here " +
+                    std::to_string(max_workers()) + ")");
+  cmd.get_option("--dispatch")
+      ->description("Dispatch policy: jsq-msq, jsq, random, po2, central (one queue, centralized PS/FCFS), jbsq:K, "
+                    "steal (comma list: run each)");
+  cmd.get_option("--preempt")
+      ->description("clock (preempt at each quantum's end) or none (run to completion) (comma list: run each)");
+  cmd.get_option("--task-slots")
+      ->description("Requests a worker admits at once; with --dispatch central, the shared queue admits slots x workers");
+  auto* jobs = cmd.add_option("--jobs", o.jobs, "Simulate this many arrivals (instead of --duration-s)")
+                   ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40));
+  jobs->excludes(cmd.get_option("--duration-s"));
+  cmd.get_option("--duration-s")->excludes(jobs);
+  cmd.add_option("--calibration", o.calibration,
+                 "JSON of measured overheads (quanta calibrate): quantum_round_trip_ns or yield_round_trip_ns, probe_overhead_pct, "
+                 "dispatch_ns_per_request, quantum_jitter_ns, request_overhead_ns; the options below override it");
+  cmd.add_option("--preempt-overhead-ns", o.preempt_overhead_ns, "Worker time lost at each preemption (default 0)")
+      ->check(CLI::NonNegativeNumber);
+  cmd.add_option("--probe-overhead-pct", o.probe_overhead_pct,
+                 "Instrumented handlers run this much slower, in percent (default 0)")
+      ->check(CLI::NonNegativeNumber);
+  cmd.add_option("--dispatch-ns", o.dispatch_ns, "Dispatcher time per request; it serves requests one by one (default 0)")
+      ->check(CLI::NonNegativeNumber);
+  cmd.add_option("--quantum-jitter-ns", o.quantum_jitter_ns,
+                 "Sigma of a one-sided normal added to every quantum: imprecise preemption (default 0)")
+      ->check(CLI::NonNegativeNumber);
+  cmd.add_option("--request-overhead-ns", o.request_overhead_ns,
+                 "Worker time per request outside the handler: admit, start the task, finish (default 0)")
+      ->check(CLI::NonNegativeNumber);
+  add_max_load_options(cmd, o.max_load);
+}
+
+std::vector<SimConfig> expand_sim_runs(const SimOptions& o) {
+  // expand_runs checks --local and --preempt; --dispatch is checked here, against the
+  // simulator's longer list.
+  RunOptions one_dispatch = o.run;
+  one_dispatch.dispatch_list = dispatch_policy_names().front();
+  const std::vector<RunConfig> base = expand_runs(one_dispatch);
+  std::vector<std::string> dispatches;
+  std::size_t start = 0;
+  for (;;) {
+    const std::size_t end = o.run.dispatch_list.find(',', start);
+    const std::string name = o.run.dispatch_list.substr(start, end - start);
+    try {
+      parse_dispatch_spec(name);
+    } catch (const std::invalid_argument& e) {
+      throw CLI::ValidationError("--dispatch", e.what());
+    }
+    dispatches.push_back(name);
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+
+  SimOverheads overheads;
+  if (!o.calibration.empty()) {
+    try {
+      overheads = load_calibration(o.calibration);
+    } catch (const std::invalid_argument& e) {
+      // A usage error (exit 2) like any other bad option; the message starts with the option.
+      std::string why = e.what();
+      const std::string prefix = "--calibration: ";
+      if (why.starts_with(prefix)) why = why.substr(prefix.size());
+      throw CLI::ValidationError("--calibration", why);
+    }
+  }
+  if (o.preempt_overhead_ns) overheads.preempt_overhead_ns = *o.preempt_overhead_ns;
+  if (o.probe_overhead_pct) overheads.probe_overhead_pct = *o.probe_overhead_pct;
+  if (o.dispatch_ns) overheads.dispatch_ns = *o.dispatch_ns;
+  if (o.quantum_jitter_ns) overheads.quantum_jitter_ns = *o.quantum_jitter_ns;
+  if (o.request_overhead_ns) overheads.request_overhead_ns = *o.request_overhead_ns;
+
+  std::vector<SimConfig> runs;
+  for (const RunConfig& b : base) {
+    for (const std::string& dispatch : dispatches) {
+      SimConfig config;
+      config.run = b;
+      config.run.dispatch_policy = dispatch;
+      // The same default as `quanta run`, so a script can switch commands.
+      if (config.run.workers == 0) config.run.workers = max_workers();
+      config.jobs = o.jobs;
+      config.overheads = overheads;
+      runs.push_back(config);
+    }
+  }
+  return runs;
+}
+
+}  // namespace quanta
