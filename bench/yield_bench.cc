@@ -1,6 +1,9 @@
 // Yield round trip: scheduler -> task -> scheduler, the cost every preemption pays twice.
 #include <benchmark/benchmark.h>
 
+#include "core/stack_pool.h"
+#include "core/task.h"
+#include "core/tsc.h"
 #include "quanta/fn.h"
 #include "quanta/probe.h"
 
@@ -18,6 +21,26 @@ void BM_YieldRoundTrip(benchmark::State& state) {
   quanta_fn_destroy(f);
 }
 BENCHMARK(BM_YieldRoundTrip);
+
+// The same round trip as a worker runs it: the scheduler carries the previous stop's
+// cycle count over as the next start, so a quantum costs one clock read.
+void yield_forever_task(quanta::Task&) {
+  for (;;) quanta_yield();
+}
+
+void BM_WorkerQuantumRoundTrip(benchmark::State& state) {
+  quanta::StackPool pool(1, 64 * 1024);
+  quanta::TaskRunner runner;
+  quanta::Task task;
+  task.start(pool.acquire(), &yield_forever_task, nullptr);
+  uint64_t now = quanta::read_tsc();
+  for (auto _ : state) {
+    runner.resume(task, now, quanta::TaskRunner::kNoDeadline);
+    now = task.last_stop_tsc;
+  }
+  state.SetLabel("resume + yield + time accounting");
+}
+BENCHMARK(BM_WorkerQuantumRoundTrip);
 
 }  // namespace
 

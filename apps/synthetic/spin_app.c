@@ -12,9 +12,10 @@ static int spin_setup_worker(int worker_index) {
   return 0;
 }
 
-/* Written against the public API only, as any application would be. The probe is placed
- * by hand here: this loop is what the compiler pass instruments automatically in other
- * code. The result is a checksum over the work, so the loop cannot be optimized away. */
+/* Written against the public API only, as any application would be. The probes are placed
+ * by hand here (both kinds: the one the runtime's mechanism does not use never fires):
+ * this loop is what the compiler pass instruments automatically in other code. The
+ * result is a checksum over the work, so the loop cannot be optimized away. */
 static void spin_handle(const quanta_request* request, quanta_response* response) {
   uint64_t service_cycles = 0;
   memcpy(&service_cycles, request->payload, sizeof service_cycles);
@@ -22,6 +23,7 @@ static void spin_handle(const quanta_request* request, quanta_response* response
   while (quanta_task_cpu_cycles() < service_cycles) {
     for (int i = 0; i < 8; ++i) state = state * 6364136223846793005ull + 1442695040888963407ull;
     quanta_probe();
+    quanta_flag_probe();
   }
   response->status = 0;
   response->value = state;

@@ -16,6 +16,7 @@ struct PreemptState {
   uint64_t deadline_tsc = UINT64_MAX;  // the quantum's end, kept while probes are muted
   uint64_t quantum_start_tsc = 0;
   uint64_t attained_before_cycles = 0; // the running task's service before this quantum
+  uint32_t flag_seq = 0;               // the quantum a flag must name to end (flag mechanism)
 
   void begin_quantum(uint64_t deadline, uint64_t start_tsc, uint64_t attained_cycles) {
     in_task = true;
@@ -31,6 +32,14 @@ struct PreemptState {
   }
 };
 
-PreemptState& preempt_state();
+// Points quanta_flag_word at `word` for this thread (a worker's flag line), or back at
+// the word that is never set when `word` is null.
+void set_flag_word(const uint32_t* word);
+
+// Defined in probe_abi.cc. constinit: no lazy-initialization wrapper, so every access is
+// one %fs-relative address computation on the yield path.
+extern constinit thread_local PreemptState t_preempt_state;
+
+inline PreemptState& preempt_state() { return t_preempt_state; }
 
 }  // namespace quanta

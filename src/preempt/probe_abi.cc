@@ -7,7 +7,6 @@
 namespace {
 // Outside workers the flag pointer must still be dereferenceable: it points here.
 const volatile uint32_t kNeverSetFlag = 0;
-thread_local quanta::PreemptState t_state;
 }  // namespace
 
 extern "C" {
@@ -17,12 +16,22 @@ __thread const volatile uint32_t* quanta_flag_word QUANTA_TLS = &kNeverSetFlag;
 
 namespace quanta {
 
-PreemptState& preempt_state() { return t_state; }
+constinit thread_local PreemptState t_preempt_state;
 
 namespace {
 
+// A flag is for this quantum only if it names it; an older value is a monitor's late
+// store for a quantum that already ended, and is cleared.
+bool flag_names_this_quantum(PreemptState& state) {
+  const uint32_t value = *quanta_flag_word;
+  if (value == 0) return false;
+  if (value == state.flag_seq) return true;
+  __atomic_store_n(const_cast<uint32_t*>(quanta_flag_word), 0u, __ATOMIC_RELAXED);
+  return false;
+}
+
 void yield_or_defer() {
-  PreemptState& state = t_state;
+  PreemptState& state = quanta::t_preempt_state;
   if (!state.in_task) return;  // a probe in code that is not a task never switches
   if (state.disable_depth > 0) {
     state.pending = true;
@@ -33,33 +42,38 @@ void yield_or_defer() {
 }
 
 }  // namespace
+
+void set_flag_word(const uint32_t* word) { quanta_flag_word = word ? word : &kNeverSetFlag; }
+
 }  // namespace quanta
 
 extern "C" {
 
 void quanta_probe_slow(void) { quanta::yield_or_defer(); }
-void quanta_flag_probe_slow(void) { quanta::yield_or_defer(); }
+void quanta_flag_probe_slow(void) {
+  if (quanta::flag_names_this_quantum(quanta::t_preempt_state)) quanta::yield_or_defer();
+}
 void quanta_yield(void) { quanta::yield_or_defer(); }
 
 uint64_t quanta_task_cpu_cycles(void) {
-  const quanta::PreemptState& state = t_state;
+  const quanta::PreemptState& state = quanta::t_preempt_state;
   if (!state.in_task) return 0;
   return state.attained_before_cycles + (quanta_read_tsc() - state.quantum_start_tsc);
 }
 
 void quanta_preempt_disable(void) {
-  quanta::PreemptState& state = t_state;
+  quanta::PreemptState& state = quanta::t_preempt_state;
   if (state.disable_depth++ == 0) quanta_deadline_tsc = UINT64_MAX;
 }
 
 void quanta_preempt_enable(void) {
-  quanta::PreemptState& state = t_state;
+  quanta::PreemptState& state = quanta::t_preempt_state;
   if (state.disable_depth == 0) return;  // unbalanced enable: ignore rather than underflow
   if (--state.disable_depth > 0) return;
   if (!state.in_task) return;
   // Probes were muted inside the region, so a quantum that ended there left no trace but
   // the clock (or the flag): check both, as a probe would have.
-  if (state.pending || quanta_read_tsc() >= state.deadline_tsc || *quanta_flag_word != 0) {
+  if (state.pending || quanta_read_tsc() >= state.deadline_tsc || quanta::flag_names_this_quantum(state)) {
     state.pending = false;
     quanta::TaskRunner::current()->yield_running();
     return;

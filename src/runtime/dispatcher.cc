@@ -1,6 +1,7 @@
 #include "runtime/dispatcher.h"
 
 #include "core/tsc.h"
+#include "runtime/flag_monitor.h"
 
 namespace quanta {
 namespace {
@@ -32,6 +33,7 @@ DispatchTotals Dispatcher::run(const DispatchPlan& plan) {
     uint64_t now = read_tsc();
     const bool on_time = now < due_tsc;
     while (now < due_tsc) {
+      if (monitor_) monitor_->poll(now);
       cpu_relax();
       now = read_tsc();
     }
@@ -67,7 +69,10 @@ DispatchTotals Dispatcher::run(const DispatchPlan& plan) {
 
 void Dispatcher::wait_for_completion() const {
   for (std::size_t i = 0; i < workers_.size(); ++i) {
-    while (workers_[i].counters->finished.load(std::memory_order_acquire) < assigned_[i]) cpu_relax();
+    while (workers_[i].counters->finished.load(std::memory_order_acquire) < assigned_[i]) {
+      if (monitor_) monitor_->poll(read_tsc());
+      cpu_relax();
+    }
   }
 }
 

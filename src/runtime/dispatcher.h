@@ -30,7 +30,10 @@ struct DispatchPlan {
 struct WorkerPort {
   SpscRing<RequestMsg>* ring;
   const WorkerCounters* counters;
+  PreemptFlagLine* flag = nullptr;  // written when the dispatcher is also the monitor
 };
+
+class FlagMonitor;
 
 class Dispatcher {
  public:
@@ -38,6 +41,10 @@ class Dispatcher {
 
   // Dispatches the whole schedule, then waits until every dispatched request finished.
   DispatchTotals run(const DispatchPlan& plan);
+
+  // With a monitor, the dispatcher ends the workers' quanta in its idle time (while it
+  // waits for the next arrival or for the last completions).
+  void set_monitor(FlagMonitor* monitor) { monitor_ = monitor; }
 
  private:
   void refresh_loads();
@@ -47,6 +54,7 @@ class Dispatcher {
   DispatchPolicy& policy_;
   std::vector<WorkerLoad> loads_;
   std::vector<uint64_t> assigned_;
+  FlagMonitor* monitor_ = nullptr;
 };
 
 }  // namespace quanta

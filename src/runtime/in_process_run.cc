@@ -7,6 +7,7 @@
 #include "core/tsc.h"
 #include "runtime/cpu_layout.h"
 #include "runtime/dispatcher.h"
+#include "runtime/flag_monitor.h"
 #include "runtime/worker.h"
 
 namespace quanta {
@@ -48,7 +49,7 @@ RunResult run_in_process(const RunConfig& config, const Workload& workload, cons
   worker_config.stack_bytes = static_cast<std::size_t>(config.stack_kib) * 1024;
   worker_config.ring_capacity = config.ring_capacity;
   worker_config.quantum_cycles = ns_to_cycles(config.quantum_us * 1000.0);
-  worker_config.clock_preemption = config.preempt != "none";
+  worker_config.preempt = parse_preempt_mechanism(config.preempt);
   worker_config.class_count = workload.classes().size();
 
   if (app.setup != nullptr && app.setup(nullptr) != 0) {
@@ -88,6 +89,8 @@ RunResult run_in_process(const RunConfig& config, const Workload& workload, cons
     std::vector<WorkerPort> ports;
     for (Worker* w : worker_ptrs) ports.push_back(w->port());
     Dispatcher dispatcher(ports, *policy);
+    FlagMonitor monitor(ports, worker_config.quantum_cycles);
+    if (worker_config.preempt == PreemptMechanism::kFlag) dispatcher.set_monitor(&monitor);
     DispatchPlan plan;
     plan.schedule = schedule;
     plan.measure_from_ns = static_cast<uint64_t>(config.warmup_frac * config.duration_s * 1e9);

@@ -44,6 +44,23 @@ void Worker::admit_arrivals() {
   }
 }
 
+uint64_t Worker::open_quantum(uint64_t now) {
+  if (++quantum_seq_ % (1ull << 32) == 0) ++quantum_seq_;  // the flag word's 0 means "no flag"
+  counters_.quantum_seq.store(quantum_seq_, std::memory_order_relaxed);
+  counters_.quantum_start_tsc.store(now, std::memory_order_release);
+  if (!preemptive_) return TaskRunner::kNoDeadline;
+  switch (config_.preempt) {
+    case PreemptMechanism::kClock:
+      return now + config_.quantum_cycles;
+    case PreemptMechanism::kFlag:
+      preempt_state().flag_seq = static_cast<uint32_t>(quantum_seq_);
+      return TaskRunner::kNoDeadline;
+    case PreemptMechanism::kNone:
+      break;
+  }
+  return TaskRunner::kNoDeadline;
+}
+
 void Worker::finish(uint32_t slot_id, uint64_t finish_tsc) {
   Slot& slot = slots_[slot_id];
   PreemptState& preempt = preempt_state();
@@ -72,8 +89,11 @@ void Worker::run() {
     state_.store(State::kSetupFailed, std::memory_order_release);
     return;
   }
+  preemptive_ = config_.preempt != PreemptMechanism::kNone && policy_->preemptive();
+  // The monitor flags only quanta this worker opened, but a non-preemptive worker must
+  // not see flags at all: its probes keep reading the word that is never set.
+  set_flag_word(preemptive_ && config_.preempt == PreemptMechanism::kFlag ? &flag_.word : nullptr);
   state_.store(State::kReady, std::memory_order_release);
-  const bool preemptive = config_.clock_preemption && policy_->preemptive();
   uint64_t now = read_tsc();  // carried from one quantum's stop to the next one's start
 
   for (;;) {
@@ -91,8 +111,8 @@ void Worker::run() {
       continue;
     }
     Slot& slot = slots_[*next];
-    counters_.quantum_start_tsc.store(now, std::memory_order_relaxed);
-    const bool done = runner_.resume(slot.task, now, preemptive ? now + config_.quantum_cycles : TaskRunner::kNoDeadline);
+    const bool done = runner_.resume(slot.task, now, open_quantum(now));
+    counters_.quantum_start_tsc.store(0, std::memory_order_relaxed);  // no quantum open
     now = slot.task.last_stop_tsc;
     ++slot.quanta;
     ++current_quanta_;
@@ -104,6 +124,7 @@ void Worker::run() {
       policy_->requeue(*next, slot.task.attained_cycles);
     }
   }
+  set_flag_word(nullptr);
   t_worker_index = -1;
 }
 

@@ -12,6 +12,7 @@
 #include "core/stack_pool.h"
 #include "core/task.h"
 #include "policy/local_policy.h"
+#include "preempt/mechanism.h"
 #include "quanta/quanta.h"
 #include "runtime/dispatcher.h"
 #include "runtime/request.h"
@@ -28,7 +29,7 @@ struct WorkerConfig {
   std::size_t stack_bytes = 64 * 1024;
   std::size_t ring_capacity = 4096;
   uint64_t quantum_cycles = 0;
-  bool clock_preemption = true;    // false: run every quantum to completion (--preempt none)
+  PreemptMechanism preempt = PreemptMechanism::kClock;
   std::size_t class_count = 1;
 };
 
@@ -52,7 +53,7 @@ class Worker {
   State state() const { return state_.load(std::memory_order_acquire); }
 
   SpscRing<RequestMsg>& ring() { return ring_; }
-  WorkerPort port() { return {&ring_, &counters_}; }
+  WorkerPort port() { return {&ring_, &counters_, &flag_}; }
   const WorkerCounters& counters() const { return counters_; }
   const ClassStatsSet& stats() const { return stats_; }
   const WorkerTotals& totals() const { return totals_; }
@@ -69,12 +70,17 @@ class Worker {
 
   static void task_body(Task& task);
   void admit_arrivals();
+  // Opens a quantum for the monitor to see; returns the deadline for the clock probes.
+  uint64_t open_quantum(uint64_t now);
   void finish(uint32_t slot_id, uint64_t finish_tsc);
 
   int index_;
   WorkerConfig config_;
   SpscRing<RequestMsg> ring_;
   WorkerCounters counters_;
+  PreemptFlagLine flag_;
+  uint64_t quantum_seq_ = 0;
+  bool preemptive_ = false;            // the mechanism can end quanta and the policy allows it
   StackPool stacks_;
   std::unique_ptr<LocalPolicy> policy_;
   std::vector<Slot> slots_;

@@ -13,8 +13,21 @@ namespace quanta {
 struct alignas(kCacheLine) WorkerCounters {
   std::atomic<uint64_t> finished{0};          // requests completed, ever
   std::atomic<uint64_t> current_quanta{0};    // quanta serviced by the unfinished requests
-  std::atomic<uint64_t> quantum_start_tsc{0}; // when the running quantum began (for monitors)
+  // The running quantum, for a monitor that ends quanta (--preempt flag): its sequence
+  // number and start. quantum_start_tsc is 0 while the worker runs no task.
+  std::atomic<uint64_t> quantum_seq{0};
+  std::atomic<uint64_t> quantum_start_tsc{0};
 };
 static_assert(sizeof(WorkerCounters) == kCacheLine);
+
+// The cache line a monitor writes to end a worker's quantum (Concord's preemption flag).
+// The flag probes of the worker's tasks read `word` through quanta_flag_word; the monitor
+// stores the sequence number of the quantum it wants ended, so a late store that lands
+// after that quantum is over is recognised as stale (the worker clears the word at the
+// start of every quantum).
+struct alignas(kCacheLine) PreemptFlagLine {
+  uint32_t word = 0;  // written with __atomic_store_n, read by volatile loads
+};
+static_assert(sizeof(PreemptFlagLine) == kCacheLine);
 
 }  // namespace quanta

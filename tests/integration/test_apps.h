@@ -17,6 +17,6 @@ uint64_t region_violations();
 
 // A short, low-load run of the synthetic app with the given policies.
 RunResult run_small(const std::string& workload, const std::string& local, const std::string& dispatch,
-                    double load, double duration_s, uint64_t seed = 1);
+                    double load, double duration_s, uint64_t seed = 1, const std::string& preempt = "clock");
 
 }  // namespace quanta::testing

@@ -50,6 +50,7 @@ def check_summary(entry):
     assert SUMMARY_KEYS <= set(entry["slowdown"])
     assert entry["count"] >= 0
     assert entry["preemptions_per_request"] >= 0
+    assert 0 <= entry["share_slowdown_over_10"] <= 1
 
 
 def test_json_has_the_documented_schema(run_json):

@@ -4,7 +4,10 @@
 #include <cstdio>
 #include <exception>
 
+#include "calibrate_command.h"
+#include "max_load_options.h"
 #include "run_command.h"
+#include "sim_command.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"quanta: microsecond-scale preemptive scheduling for latency-critical services"};
@@ -15,6 +18,19 @@ int main(int argc, char** argv) {
   CLI::App* run = app.add_subcommand(
       "run", "Run a workload in this process: open-loop Poisson arrivals, dispatcher + pinned workers");
   quanta::add_run_options(*run, run_options);
+  quanta::MaxLoadOptions run_max_load;
+  quanta::add_max_load_options(*run, run_max_load);
+
+  quanta::SimOptions sim_options;
+  CLI::App* sim = app.add_subcommand(
+      "sim", "Simulate a run on any number of workers: the same options and JSON as run, on simulated time");
+  quanta::add_sim_options(*sim, sim_options);
+
+  quanta::CalibrateOptions calibrate_options;
+  CLI::App* calibrate = app.add_subcommand(
+      "calibrate", "Measure this machine's costs (clock reads, quantum round trip, probes, flag notification, "
+                   "dispatch) and print them as JSON for quanta sim --calibration");
+  quanta::add_calibrate_options(*calibrate, calibrate_options);
 
   try {
     app.parse(argc, argv);
@@ -22,18 +38,25 @@ int main(int argc, char** argv) {
       // Policy-name lists are checked here, before any run starts.
       quanta::expand_runs(run_options);
     }
+    if (sim->parsed()) quanta::expand_sim_runs(sim_options);
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     std::fprintf(stderr, "quanta: %s\n", e.what());
-    std::fprintf(stderr, "Run 'quanta %s--help' for the options.\n", run->parsed() ? "run " : "");
+    std::fprintf(stderr, "Run 'quanta %s--help' for the options.\n",
+                 run->parsed() ? "run " : sim->parsed() ? "sim " : calibrate->parsed() ? "calibrate " : "");
     return 2;
   }
 
   try {
+    if (run->parsed() && !run_max_load.objective.empty()) {
+      return quanta::run_max_load_command(quanta::expand_runs(run_options), run_max_load, run_options.format);
+    }
     if (run->parsed()) return quanta::run_command(run_options);
+    if (sim->parsed()) return quanta::sim_command(sim_options);
+    if (calibrate->parsed()) return quanta::calibrate_command(calibrate_options);
   } catch (const std::invalid_argument& e) {
     std::fprintf(stderr, "quanta: %s\n", e.what());
     return 2;

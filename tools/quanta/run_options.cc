@@ -1,10 +1,12 @@
 #include "run_options.h"
 
 #include <algorithm>
+#include <cstdlib>
 
 #include "io/workload.h"
 #include "policy/dispatch_policy.h"
 #include "policy/local_policy.h"
+#include "preempt/mechanism.h"
 #include "runtime/cpu_layout.h"
 
 namespace quanta {
@@ -33,14 +35,10 @@ std::vector<std::string> name_list(const std::string& option, const std::string&
   }
 }
 
-const std::vector<std::string>& preempt_names() {
-  static const std::vector<std::string> names{"clock", "none"};
-  return names;
-}
 
 }  // namespace
 
-void add_run_options(CLI::App& cmd, RunOptions& o) {
+void add_run_options(CLI::App& cmd, RunOptions& o, bool simulated) {
   RunConfig& c = o.base;
   cmd.add_option("--workload", c.workload,
                  "Service times: extreme-bimodal, high-bimodal, exp1, fixed1, tpcc, or a spec fixed:X, exp:MEAN, "
@@ -63,13 +61,19 @@ void add_run_options(CLI::App& cmd, RunOptions& o) {
   rate->excludes(load);
   cmd.add_option("--workers", c.workers,
                  "Worker cores (default: CPUs - 1, here " + std::to_string(max_workers()) + ")")
-      ->check(CLI::Range(1u, max_workers()));
+      ->check([simulated](const std::string& text) {
+        const unsigned long n = std::strtoul(text.c_str(), nullptr, 10);
+        if (n >= 1 && (simulated || n <= max_workers())) return std::string();
+        if (simulated) return std::string("must be at least 1");
+        return "must be 1.." + std::to_string(max_workers()) + " here: each worker needs a CPU of its own and one CPU "
+               "is the dispatcher's (" + std::to_string(allowed_cpus().size()) + " CPUs)";
+      });
   cmd.add_option("--quantum-us", c.quantum_us, "Quantum in microseconds")->capture_default_str()->check(CLI::PositiveNumber);
   cmd.add_option("--local", o.local_list, "Local policy per worker: ps, fcfs, las (comma list: run each)")
       ->capture_default_str();
   cmd.add_option("--dispatch", o.dispatch_list, "Dispatch policy: jsq-msq, jsq, random, po2 (comma list: run each)")
       ->capture_default_str();
-  cmd.add_option("--preempt", o.preempt_list, "Preemption mechanism: clock, none (comma list: run each)")
+  cmd.add_option("--preempt", o.preempt_list, "Preemption mechanism: clock (cycle-counter probes), flag (probes read a cache line the dispatcher writes), none (comma list: run each)")
       ->capture_default_str();
   cmd.add_option("--duration-s", c.duration_s, "Seconds of arrivals")->capture_default_str()->check(CLI::PositiveNumber);
   cmd.add_option("--warmup-frac", c.warmup_frac, "Fraction of the run left out of the statistics")
@@ -93,7 +97,7 @@ std::vector<RunConfig> expand_runs(const RunOptions& o) {
   std::vector<RunConfig> runs;
   for (const auto& local : name_list("--local", o.local_list, local_policy_names())) {
     for (const auto& dispatch : name_list("--dispatch", o.dispatch_list, dispatch_policy_names())) {
-      for (const auto& preempt : name_list("--preempt", o.preempt_list, preempt_names())) {
+      for (const auto& preempt : name_list("--preempt", o.preempt_list, preempt_mechanism_names())) {
         RunConfig config = o.base;
         config.local_policy = local;
         config.dispatch_policy = dispatch;

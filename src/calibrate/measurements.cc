@@ -1,0 +1,216 @@
+#include "calibrate/measurements.h"
+
+#include <algorithm>
+#include <atomic>
+#include <memory>
+
+#include "core/stack_pool.h"
+#include "core/task.h"
+#include "core/tsc.h"
+#include "policy/dispatch_policy.h"
+#include "preempt/preempt_state.h"
+#include "quanta/fn.h"
+#include "quanta/probe.h"
+#include "runtime/cpu_layout.h"
+#include "runtime/worker.h"
+
+namespace quanta::calibrate {
+namespace {
+
+int second_cpu() {
+  const std::vector<int> cpus = allowed_cpus();
+  return cpus[1 % cpus.size()];
+}
+
+// Median of a few repetitions of a measurement: a VM stall in one repetition moves it
+// far, in the median it does not.
+template <typename F>
+double median_of(int repetitions, F measure) {
+  std::vector<double> values;
+  for (int i = 0; i < repetitions; ++i) values.push_back(measure());
+  std::sort(values.begin(), values.end());
+  return values[values.size() / 2];
+}
+
+constexpr int kProbeLoop = 1 << 20;
+
+template <int kKind>  // 0: no probe, 1: clock probe, 2: flag probe
+void probe_loop(void* raw) {
+  auto* x = static_cast<uint64_t*>(raw);
+  uint64_t v = *x;
+  for (int i = 0; i < kProbeLoop; ++i) {
+    v = v * 6364136223846793005ull + 1442695040888963407ull;
+    if constexpr (kKind == 1) quanta_probe();
+    if constexpr (kKind == 2) quanta_flag_probe();
+  }
+  *x = v;
+}
+
+template <int kKind>
+double probe_loop_ns() {
+  return median_of(5, [] {
+    uint64_t x = 1;
+    const uint64_t start = read_tsc();
+    // A deadline an hour away: probes check and never fire.
+    quanta_fn* f = quanta_fn_launch(&probe_loop<kKind>, &x, ns_to_cycles(3600e9), 0);
+    const double ns = cycles_to_ns(read_tsc() - start) / kProbeLoop;
+    quanta_fn_destroy(f);
+    return ns;
+  });
+}
+
+void yield_forever(Task&) {
+  for (;;) quanta_yield();
+}
+
+}  // namespace
+
+double tsc_read_ns() {
+  return median_of(5, [] {
+    constexpr int kReads = 1 << 20;
+    uint64_t sink = 0;
+    const uint64_t start = read_tsc();
+    for (int i = 0; i < kReads; ++i) sink += read_tsc();
+    const uint64_t end = read_tsc();
+    asm volatile("" : : "r"(sink));
+    return cycles_to_ns(end - start) / kReads;
+  });
+}
+
+double quantum_round_trip_ns() {
+  StackPool pool(1, 64 * 1024);
+  TaskRunner runner;
+  Task task;
+  task.start(pool.acquire(), &yield_forever, nullptr);
+  return median_of(5, [&] {
+    constexpr int kTrips = 1 << 18;
+    uint64_t now = read_tsc();
+    const uint64_t start = now;
+    for (int i = 0; i < kTrips; ++i) {
+      runner.resume(task, now, TaskRunner::kNoDeadline);
+      now = task.last_stop_tsc;
+    }
+    return cycles_to_ns(now - start) / kTrips;
+  });
+}
+
+double clock_probe_ns() { return std::max(0.0, probe_loop_ns<1>() - probe_loop_ns<0>()); }
+double flag_probe_ns() { return std::max(0.0, probe_loop_ns<2>() - probe_loop_ns<0>()); }
+
+Spread flag_notification(int samples) {
+  // A task on the second CPU spins on flag probes; this thread, on the first, writes the
+  // flag and notes when. The task's runner notes when it got the CPU back. The cycle
+  // counter is the same on both CPUs (constant, synchronized TSC).
+  PreemptFlagLine flag;
+  std::atomic<uint64_t> written_tsc{0};
+  std::atomic<int> round{-1};
+  std::vector<double> latencies(static_cast<std::size_t>(samples));
+  {
+    PinnedThread worker(second_cpu(), [&] {
+      StackPool pool(1, 64 * 1024);
+      TaskRunner runner;
+      set_flag_word(&flag.word);
+      for (int i = 0; i < samples; ++i) {
+        Task task;
+        task.start(pool.acquire(), [](Task&) {
+          for (;;) quanta_flag_probe();
+        }, nullptr);
+        __atomic_store_n(&flag.word, 0u, __ATOMIC_RELAXED);
+        preempt_state().flag_seq = static_cast<uint32_t>(i + 1);
+        round.store(i, std::memory_order_release);
+        runner.resume(task, read_tsc(), TaskRunner::kNoDeadline);  // returns at the flag
+        latencies[static_cast<std::size_t>(i)] =
+            cycles_to_ns(task.last_stop_tsc - written_tsc.load(std::memory_order_acquire));
+        pool.release(task.stack);
+      }
+      set_flag_word(nullptr);
+    });
+    ScopedPin pin(allowed_cpus()[0]);
+    for (int i = 0; i < samples; ++i) {
+      while (round.load(std::memory_order_acquire) != i) cpu_relax();
+      // Let the task get into its loop, then end its quantum.
+      const uint64_t settle = read_tsc() + ns_to_cycles(2000);
+      while (read_tsc() < settle) cpu_relax();
+      written_tsc.store(read_tsc(), std::memory_order_release);
+      __atomic_store_n(&flag.word, static_cast<uint32_t>(i + 1), __ATOMIC_RELEASE);
+    }
+  }
+  std::sort(latencies.begin(), latencies.end());
+  Spread s;
+  s.p50_ns = latencies[latencies.size() / 2];
+  s.p99_ns = latencies[latencies.size() * 99 / 100];
+  for (double v : latencies) s.mean_ns += v / static_cast<double>(latencies.size());
+  return s;
+}
+
+std::vector<Arrival> all_due_now(std::size_t requests) { return std::vector<Arrival>(requests, Arrival{0, 1, 0}); }
+
+DispatchTotals dispatch_all(std::span<const WorkerPort> ports, const std::vector<Arrival>& schedule) {
+  auto policy = make_dispatch_policy("jsq-msq", 1);
+  ScopedPin pin(allowed_cpus()[0]);
+  Dispatcher dispatcher(ports, *policy);
+  DispatchPlan plan;
+  plan.schedule = schedule;
+  plan.start_tsc = read_tsc();
+  return dispatcher.run(plan);
+}
+
+double dispatcher_only_ns_per_request(std::size_t requests) {
+  constexpr int kPorts = 4;
+  const std::vector<Arrival> schedule = all_due_now(requests);
+  return median_of(3, [&] {
+    std::vector<std::unique_ptr<SpscRing<RequestMsg>>> rings;
+    std::vector<WorkerCounters> counters(kPorts);
+    std::vector<WorkerPort> ports;
+    for (int i = 0; i < kPorts; ++i) {
+      rings.push_back(std::make_unique<SpscRing<RequestMsg>>(4096));
+      ports.push_back({rings.back().get(), &counters[static_cast<std::size_t>(i)]});
+    }
+    std::atomic<bool> stop{false};
+    // The consumer only drains and publishes "finished", so rings stay nearly empty and
+    // the time is the dispatcher's.
+    PinnedThread consumer(second_cpu(), [&] {
+      std::vector<uint64_t> finished(kPorts, 0);
+      RequestMsg msg;
+      while (!stop.load(std::memory_order_relaxed)) {
+        for (std::size_t i = 0; i < kPorts; ++i) {
+          const uint64_t before = finished[i];
+          while (rings[i]->try_pop(msg)) ++finished[i];
+          // Publish only news: a store to an unchanged line would only pull it away from
+          // the dispatcher.
+          if (finished[i] != before) counters[i].finished.store(finished[i], std::memory_order_release);
+        }
+      }
+    });
+    const uint64_t start = read_tsc();
+    dispatch_all(ports, schedule);
+    const double ns = cycles_to_ns(read_tsc() - start) / static_cast<double>(requests);
+    stop.store(true);
+    return ns;
+  });
+}
+
+namespace {
+void noop_handle(const quanta_request*, quanta_response* response) { response->value = 1; }
+const quanta_app kNoopApp{"noop", nullptr, nullptr, &noop_handle};
+}  // namespace
+
+double two_level_noop_ns_per_request(std::size_t requests) {
+  const std::vector<Arrival> schedule = all_due_now(requests);
+  WorkerConfig config;
+  config.app = &kNoopApp;
+  config.quantum_cycles = ns_to_cycles(2000);
+  return median_of(3, [&] {
+    Worker worker(0, config);
+    const WorkerPort ports[] = {worker.port()};
+    PinnedThread thread(second_cpu(), [&] { worker.run(); });
+    while (worker.state() == Worker::State::kStarting) cpu_relax();
+    const uint64_t start = read_tsc();
+    dispatch_all(ports, schedule);
+    const double ns = cycles_to_ns(read_tsc() - start) / static_cast<double>(requests);
+    worker.request_stop();
+    return ns;
+  });
+}
+
+}  // namespace quanta::calibrate

@@ -1,0 +1,42 @@
+// Measurements of this machine's costs that the simulator needs to predict it and that a
+// user needs to choose a quantum: clock reads, quantum round trips, probes, flag
+// notification, dispatch. Each runs for a fraction of a second and returns ns.
+// `quanta calibrate` prints them as JSON; bench/ times the same code with Google Benchmark.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "io/schedule.h"
+#include "runtime/dispatcher.h"
+
+namespace quanta::calibrate {
+
+struct Spread {
+  double p50_ns = 0;
+  double p99_ns = 0;
+  double mean_ns = 0;
+};
+
+double tsc_read_ns();
+// Resume + yield + time accounting, as a worker runs a quantum.
+double quantum_round_trip_ns();
+// Extra cost per loop iteration of a probe that does not fire, clock and flag kinds.
+double clock_probe_ns();
+double flag_probe_ns();
+// Monitor writes a worker's flag on one CPU -> the task on another CPU has yielded.
+Spread flag_notification(int samples);
+// The dispatcher's own cost per request (policy + ring push, 4 workers, a consumer that
+// only drains), and a no-op request end to end through one real worker.
+double dispatcher_only_ns_per_request(std::size_t requests);
+double two_level_noop_ns_per_request(std::size_t requests);
+
+// Dispatches `schedule` from the first allowed CPU over `ports`; returns when every
+// request has finished. The tool behind the two dispatch measurements and their bench.
+DispatchTotals dispatch_all(std::span<const WorkerPort> ports, const std::vector<Arrival>& schedule);
+// `requests` arrivals, all due at once: the dispatcher never waits for the clock.
+std::vector<Arrival> all_due_now(std::size_t requests);
+
+}  // namespace quanta::calibrate

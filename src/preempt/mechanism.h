@@ -1,0 +1,31 @@
+// How a quantum ends (--preempt). The mechanisms differ in who decides that the quantum
+// is over and how the running task learns it; the local policy still decides whether a
+// task may be stopped at all (fcfs never is).
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace quanta {
+
+enum class PreemptMechanism {
+  kClock,  // probes compare the cycle counter with a thread-local deadline (Tiny Quanta)
+  kFlag,   // probes read a per-worker cache line that a monitor writes (Concord)
+  kNone,   // run every request to completion
+};
+
+inline const std::vector<std::string>& preempt_mechanism_names() {
+  static const std::vector<std::string> names{"clock", "flag", "none"};
+  return names;
+}
+
+inline PreemptMechanism parse_preempt_mechanism(std::string_view name) {
+  if (name == "clock") return PreemptMechanism::kClock;
+  if (name == "flag") return PreemptMechanism::kFlag;
+  if (name == "none") return PreemptMechanism::kNone;
+  throw std::invalid_argument("unknown preemption mechanism '" + std::string(name) + "' (expected clock, flag or none)");
+}
+
+}  // namespace quanta

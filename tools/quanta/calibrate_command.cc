@@ -1,0 +1,67 @@
+#include "calibrate_command.h"
+
+#include <cpuid.h>
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "calibrate/measurements.h"
+#include "core/tsc.h"
+#include "runtime/cpu_layout.h"
+
+namespace quanta {
+namespace {
+
+// User interrupts (Intel UINTR): the CPU advertises them in CPUID.(EAX=7,ECX=0):EDX[5].
+// Upstream Linux has no system calls for them (the patches were never merged), so even a
+// CPU that has them cannot be used by a process here. Reported, never emulated.
+nlohmann::json user_interrupt_support() {
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  const bool leaf7 = __get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx) != 0;
+  const bool cpu_flag = leaf7 && (edx & (1u << 5)) != 0;
+  return {{"cpu_flag", cpu_flag},
+          {"kernel_support", false},
+          {"usable", false},
+          {"why", cpu_flag ? "the CPU has UINTR but this kernel offers no uintr system calls"
+                           : "the CPU does not advertise UINTR (CPUID.7.0:EDX[5])"}};
+}
+
+}  // namespace
+
+void add_calibrate_options(CLI::App& cmd, CalibrateOptions& o) {
+  cmd.add_option("--output", o.output, "Also write the JSON to this file (for quanta sim --calibration)");
+  cmd.add_option("--flag-samples", o.flag_samples, "Flag notifications to time")
+      ->capture_default_str()
+      ->check(CLI::Range(10, 1'000'000));
+}
+
+int calibrate_command(const CalibrateOptions& o) {
+  using nlohmann::json;
+  std::fprintf(stderr, "quanta: calibrating (a few seconds; both CPUs spin)...\n");
+  const calibrate::Spread flag = calibrate::flag_notification(o.flag_samples);
+  const json out{
+      {"machine", {{"cpus", allowed_cpus().size()}, {"tsc_ghz", tsc_per_ns()}}},
+      {"tsc_read_ns", calibrate::tsc_read_ns()},
+      {"quantum_round_trip_ns", calibrate::quantum_round_trip_ns()},
+      {"probe_ns", {{"clock", calibrate::clock_probe_ns()}, {"flag", calibrate::flag_probe_ns()}}},
+      {"flag_notification_ns", {{"p50", flag.p50_ns}, {"p99", flag.p99_ns}, {"mean", flag.mean_ns}}},
+      {"dispatch_ns_per_request",
+       {{"dispatcher_only", calibrate::dispatcher_only_ns_per_request(1 << 21)},
+        {"two_level_noop", calibrate::two_level_noop_ns_per_request(1 << 20)}}},
+      {"signal", {{"available", false}, {"why", "the signal mechanism is not built yet"}}},
+      {"user_interrupts", user_interrupt_support()}};
+  const std::string text = out.dump(2);
+  std::cout << text << '\n';
+  if (!o.output.empty()) {
+    std::ofstream file(o.output);
+    if (!(file << text << '\n')) {
+      std::fprintf(stderr, "quanta: --output: cannot write '%s'\n", o.output.c_str());
+      return 2;
+    }
+  }
+  return 0;
+}
+
+}  // namespace quanta
