@@ -121,6 +121,9 @@ void Worker::run() {
       finish(*next, slot.task.last_stop_tsc);
     } else {
       counters_.current_quanta.store(current_quanta_, std::memory_order_relaxed);
+      // Requests that arrived during the quantum queue up before the task that just used
+      // it: under round robin they would otherwise wait one more quantum.
+      admit_arrivals();
       policy_->requeue(*next, slot.task.attained_cycles);
     }
   }
