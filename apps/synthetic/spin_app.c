@@ -16,7 +16,8 @@ static int spin_setup_worker(int worker_index) {
  * by hand here (both kinds: the one the runtime's mechanism does not use never fires):
  * this loop is what the compiler pass instruments automatically in other code. The
  * result is a checksum over the work, so the loop cannot be optimized away. */
-static void spin_handle(const quanta_request* request, quanta_response* response) {
+/* In the quanta_text section: a preemption signal may switch away anywhere in it. */
+QUANTA_SIGNAL_SAFE static void spin_handle(const quanta_request* request, quanta_response* response) {
   uint64_t service_cycles = 0;
   memcpy(&service_cycles, request->payload, sizeof service_cycles);
   uint64_t state = request->id | 1;

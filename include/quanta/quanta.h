@@ -41,6 +41,19 @@ typedef struct quanta_app {
   void (*handle_request)(const quanta_request* request, quanta_response* response);
 } quanta_app;
 
+/* With --preempt signal or hybrid, a signal may switch away from a task only while the
+ * task executes code known to be safe to leave at any instruction: code in the
+ * `quanta_text` section (what the compiler pass instruments, or QUANTA_SIGNAL_SAFE
+ * functions) and ranges registered here. Elsewhere (libc, say) the preemption waits for
+ * the next probe or preempt-enable. Register before the run starts; 0 on success. */
+int quanta_register_signal_safe_code(const void* begin, const void* end);
+/* Registers the whole executable code of the object (program or shared library) that
+ * contains `any_address`, e.g. the address of the app's handler function. */
+int quanta_register_signal_safe_object(const void* any_address);
+
+/* Puts a function in the quanta_text section: safe to leave from a preemption signal. */
+#define QUANTA_SIGNAL_SAFE __attribute__((section("quanta_text")))
+
 /* Index of the worker running the calling code, or -1 outside workers. */
 int quanta_worker_index(void);
 

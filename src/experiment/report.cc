@@ -40,6 +40,7 @@ json run_to_json(const RunResult& r, const Workload& workload, const char* mode)
               {"local", c.local_policy},
               {"dispatch", c.dispatch_policy},
               {"preempt", c.preempt},
+              {"backstop_us", c.backstop_us},
               {"duration_s", c.duration_s},
               {"warmup_frac", c.warmup_frac},
               {"seed", c.seed},
@@ -79,6 +80,9 @@ json run_to_json(const RunResult& r, const Workload& workload, const char* mode)
                 {"late_dispatches", r.dispatch.late_arrivals},
                 {"app_errors", r.app_errors},
                 {"unbalanced_preempt_disables", r.unbalanced_disables},
+                {"monitor_actions", r.monitor_actions},
+                {"signals", {{"received", r.signals_received}, {"switched", r.signal_switches},
+                             {"deferred", r.signals_deferred}}},
                 {"elapsed_s", r.elapsed_s},
                 {"tsc_ghz", r.tsc_per_ns}}}};
 }

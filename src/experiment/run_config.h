@@ -15,7 +15,8 @@ struct RunConfig {
   double quantum_us = 2.0;
   std::string local_policy = "ps";
   std::string dispatch_policy = "jsq-msq";
-  std::string preempt = "clock";       // clock | none
+  std::string preempt = "clock";       // clock | flag | signal | hybrid | none
+  double backstop_us = 100;            // hybrid: signal a task still running after this
   double duration_s = 5.0;
   double warmup_frac = 0.1;
   uint64_t seed = 1;

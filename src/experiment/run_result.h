@@ -27,6 +27,10 @@ struct RunResult {
   uint64_t quanta = 0;
   uint64_t app_errors = 0;
   uint64_t unbalanced_disables = 0;
+  uint64_t monitor_actions = 0;     // flags written or signals sent by the monitor
+  uint64_t signals_received = 0;    // preemption-signal handler runs on the workers
+  uint64_t signal_switches = 0;     // ... that switched away from the task
+  uint64_t signals_deferred = 0;    // ... that left a pending preemption (unsafe code)
   ClassStatsSet classes;            // measured requests only (after warm-up)
 };
 

@@ -17,6 +17,8 @@ struct PreemptState {
   uint64_t quantum_start_tsc = 0;
   uint64_t attained_before_cycles = 0; // the running task's service before this quantum
   uint32_t flag_seq = 0;               // the quantum a flag must name to end (flag mechanism)
+  uint64_t signal_deadline_tsc = UINT64_MAX;  // a preemption signal before this is stale
+  bool signal_switching = false;       // the signal handler is switching away already
 
   void begin_quantum(uint64_t deadline, uint64_t start_tsc, uint64_t attained_cycles) {
     in_task = true;
@@ -25,6 +27,7 @@ struct PreemptState {
     pending = false;
     deadline_tsc = deadline;
     quanta_deadline_tsc = disable_depth ? UINT64_MAX : deadline;
+    signal_switching = false;
   }
   void end_quantum() {
     in_task = false;

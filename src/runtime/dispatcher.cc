@@ -1,7 +1,7 @@
 #include "runtime/dispatcher.h"
 
 #include "core/tsc.h"
-#include "runtime/flag_monitor.h"
+#include "runtime/quantum_monitor.h"
 
 namespace quanta {
 namespace {

@@ -31,9 +31,10 @@ struct WorkerPort {
   SpscRing<RequestMsg>* ring;
   const WorkerCounters* counters;
   PreemptFlagLine* flag = nullptr;  // written when the dispatcher is also the monitor
+  int tid = 0;                       // the worker's kernel thread id, for signals
 };
 
-class FlagMonitor;
+class QuantumMonitor;
 
 class Dispatcher {
  public:
@@ -44,7 +45,7 @@ class Dispatcher {
 
   // With a monitor, the dispatcher ends the workers' quanta in its idle time (while it
   // waits for the next arrival or for the last completions).
-  void set_monitor(FlagMonitor* monitor) { monitor_ = monitor; }
+  void set_monitor(QuantumMonitor* monitor) { monitor_ = monitor; }
 
  private:
   void refresh_loads();
@@ -54,7 +55,7 @@ class Dispatcher {
   DispatchPolicy& policy_;
   std::vector<WorkerLoad> loads_;
   std::vector<uint64_t> assigned_;
-  FlagMonitor* monitor_ = nullptr;
+  QuantumMonitor* monitor_ = nullptr;
 };
 
 }  // namespace quanta

@@ -7,7 +7,8 @@
 #include "core/tsc.h"
 #include "runtime/cpu_layout.h"
 #include "runtime/dispatcher.h"
-#include "runtime/flag_monitor.h"
+#include "runtime/quantum_monitor.h"
+#include "preempt/signal_preempt.h"
 #include "runtime/worker.h"
 
 namespace quanta {
@@ -21,6 +22,23 @@ namespace {
 
 // The synthetic app (and any app that wants it) receives the service time in cycles.
 uint64_t service_cycles_payload(const Arrival& arrival) { return ns_to_cycles(arrival.service_ns); }
+
+// Who ends quanta from outside the worker, if anyone: the dispatcher writes flags
+// (flag), or signals the worker after the quantum (signal) or after the backstop (hybrid).
+std::unique_ptr<QuantumMonitor> make_monitor(std::span<const WorkerPort> ports, const WorkerConfig& config) {
+  switch (config.preempt) {
+    case PreemptMechanism::kFlag:
+      return std::make_unique<QuantumMonitor>(ports, config.quantum_cycles, QuantumMonitor::Action::kWriteFlag);
+    case PreemptMechanism::kSignal:
+      return std::make_unique<QuantumMonitor>(ports, config.quantum_cycles, QuantumMonitor::Action::kSignal);
+    case PreemptMechanism::kHybrid:
+      return std::make_unique<QuantumMonitor>(ports, config.backstop_cycles, QuantumMonitor::Action::kSignal);
+    case PreemptMechanism::kClock:
+    case PreemptMechanism::kNone:
+      break;
+  }
+  return nullptr;
+}
 
 }  // namespace
 
@@ -50,6 +68,10 @@ RunResult run_in_process(const RunConfig& config, const Workload& workload, cons
   worker_config.ring_capacity = config.ring_capacity;
   worker_config.quantum_cycles = ns_to_cycles(config.quantum_us * 1000.0);
   worker_config.preempt = parse_preempt_mechanism(config.preempt);
+  worker_config.backstop_cycles = ns_to_cycles(config.backstop_us * 1000.0);
+  if (worker_config.preempt == PreemptMechanism::kSignal || worker_config.preempt == PreemptMechanism::kHybrid) {
+    install_preempt_signal_handler();
+  }
   worker_config.class_count = workload.classes().size();
 
   if (app.setup != nullptr && app.setup(nullptr) != 0) {
@@ -89,8 +111,8 @@ RunResult run_in_process(const RunConfig& config, const Workload& workload, cons
     std::vector<WorkerPort> ports;
     for (Worker* w : worker_ptrs) ports.push_back(w->port());
     Dispatcher dispatcher(ports, *policy);
-    FlagMonitor monitor(ports, worker_config.quantum_cycles);
-    if (worker_config.preempt == PreemptMechanism::kFlag) dispatcher.set_monitor(&monitor);
+    std::unique_ptr<QuantumMonitor> monitor = make_monitor(ports, worker_config);
+    dispatcher.set_monitor(monitor.get());
     DispatchPlan plan;
     plan.schedule = schedule;
     plan.measure_from_ns = static_cast<uint64_t>(config.warmup_frac * config.duration_s * 1e9);
@@ -98,6 +120,7 @@ RunResult run_in_process(const RunConfig& config, const Workload& workload, cons
     plan.payload_of = &service_cycles_payload;
     plan.start_tsc = read_tsc();
     totals = dispatcher.run(plan);
+    if (monitor) result.monitor_actions = monitor->actions();
     result.elapsed_s = cycles_to_ns(read_tsc() - plan.start_tsc) * 1e-9;
   }
   for (Worker* w : worker_ptrs) w->request_stop();
@@ -110,6 +133,9 @@ RunResult run_in_process(const RunConfig& config, const Workload& workload, cons
     result.quanta += w.totals().quanta;
     result.app_errors += w.totals().app_errors;
     result.unbalanced_disables += w.totals().unbalanced_disables;
+    result.signals_received += w.totals().signals.received;
+    result.signal_switches += w.totals().signals.switched;
+    result.signals_deferred += w.totals().signals.deferred;
   }
   result.classes.resize(workload.classes().size());
   result.dispatch = totals;

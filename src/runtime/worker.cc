@@ -1,5 +1,7 @@
 #include "runtime/worker.h"
 
+#include <unistd.h>
+
 #include "core/tsc.h"
 #include "preempt/preempt_state.h"
 
@@ -48,13 +50,21 @@ uint64_t Worker::open_quantum(uint64_t now) {
   if (++quantum_seq_ % (1ull << 32) == 0) ++quantum_seq_;  // the flag word's 0 means "no flag"
   counters_.quantum_seq.store(quantum_seq_, std::memory_order_relaxed);
   counters_.quantum_start_tsc.store(now, std::memory_order_release);
+  PreemptState& state = preempt_state();
+  state.signal_deadline_tsc = TaskRunner::kNoDeadline;
   if (!preemptive_) return TaskRunner::kNoDeadline;
   switch (config_.preempt) {
     case PreemptMechanism::kClock:
       return now + config_.quantum_cycles;
     case PreemptMechanism::kFlag:
-      preempt_state().flag_seq = static_cast<uint32_t>(quantum_seq_);
+      state.flag_seq = static_cast<uint32_t>(quantum_seq_);
       return TaskRunner::kNoDeadline;
+    case PreemptMechanism::kSignal:
+      state.signal_deadline_tsc = now + config_.quantum_cycles;
+      return TaskRunner::kNoDeadline;
+    case PreemptMechanism::kHybrid:
+      state.signal_deadline_tsc = now + config_.backstop_cycles;
+      return now + config_.quantum_cycles;
     case PreemptMechanism::kNone:
       break;
   }
@@ -93,6 +103,8 @@ void Worker::run() {
   // The monitor flags only quanta this worker opened, but a non-preemptive worker must
   // not see flags at all: its probes keep reading the word that is never set.
   set_flag_word(preemptive_ && config_.preempt == PreemptMechanism::kFlag ? &flag_.word : nullptr);
+  tid_ = static_cast<int>(gettid());
+  signal_counters() = {};
   state_.store(State::kReady, std::memory_order_release);
   uint64_t now = read_tsc();  // carried from one quantum's stop to the next one's start
 
@@ -128,6 +140,7 @@ void Worker::run() {
     }
   }
   set_flag_word(nullptr);
+  totals_.signals = signal_counters();
   t_worker_index = -1;
 }
 

@@ -13,6 +13,7 @@
 #include "core/task.h"
 #include "policy/local_policy.h"
 #include "preempt/mechanism.h"
+#include "preempt/signal_preempt.h"
 #include "quanta/quanta.h"
 #include "runtime/dispatcher.h"
 #include "runtime/request.h"
@@ -30,6 +31,7 @@ struct WorkerConfig {
   std::size_t ring_capacity = 4096;
   uint64_t quantum_cycles = 0;
   PreemptMechanism preempt = PreemptMechanism::kClock;
+  uint64_t backstop_cycles = 0;    // hybrid: the signal comes this long into a quantum
   std::size_t class_count = 1;
 };
 
@@ -38,6 +40,7 @@ struct WorkerTotals {
   uint64_t app_errors = 0;         // responses with a non-zero status
   uint64_t unbalanced_disables = 0;// handlers that returned with preemption still disabled
   uint64_t completed = 0;
+  SignalCounters signals;          // this worker thread's preemption-signal handler runs
 };
 
 class Worker {
@@ -53,7 +56,8 @@ class Worker {
   State state() const { return state_.load(std::memory_order_acquire); }
 
   SpscRing<RequestMsg>& ring() { return ring_; }
-  WorkerPort port() { return {&ring_, &counters_, &flag_}; }
+  // Valid once state() is kReady (the thread id is known then).
+  WorkerPort port() { return {&ring_, &counters_, &flag_, tid_}; }
   const WorkerCounters& counters() const { return counters_; }
   const ClassStatsSet& stats() const { return stats_; }
   const WorkerTotals& totals() const { return totals_; }
@@ -81,6 +85,7 @@ class Worker {
   PreemptFlagLine flag_;
   uint64_t quantum_seq_ = 0;
   bool preemptive_ = false;            // the mechanism can end quanta and the policy allows it
+  int tid_ = 0;
   StackPool stacks_;
   std::unique_ptr<LocalPolicy> policy_;
   std::vector<Slot> slots_;

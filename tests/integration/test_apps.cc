@@ -44,7 +44,8 @@ const quanta_app& region_app() { return kRegionApp; }
 uint64_t region_violations() { return g_region_violations.load(); }
 
 RunResult run_small(const std::string& workload, const std::string& local, const std::string& dispatch,
-                    double load, double duration_s, uint64_t seed, const std::string& preempt) {
+                    double load, double duration_s, uint64_t seed, const std::string& preempt,
+                    double quantum_us) {
   RunConfig config;
   config.workload = workload;
   config.local_policy = local;
@@ -54,6 +55,7 @@ RunResult run_small(const std::string& workload, const std::string& local, const
   config.warmup_frac = 0;
   config.seed = seed;
   config.preempt = preempt;
+  config.quantum_us = quantum_us;
   return run_in_process(config, Workload::parse(workload), *quanta_spin_app());
 }
 

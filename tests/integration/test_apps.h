@@ -17,6 +17,7 @@ uint64_t region_violations();
 
 // A short, low-load run of the synthetic app with the given policies.
 RunResult run_small(const std::string& workload, const std::string& local, const std::string& dispatch,
-                    double load, double duration_s, uint64_t seed = 1, const std::string& preempt = "clock");
+                    double load, double duration_s, uint64_t seed = 1, const std::string& preempt = "clock",
+                    double quantum_us = 2.0);
 
 }  // namespace quanta::testing

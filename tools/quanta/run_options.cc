@@ -73,8 +73,15 @@ void add_run_options(CLI::App& cmd, RunOptions& o, bool simulated) {
       ->capture_default_str();
   cmd.add_option("--dispatch", o.dispatch_list, "Dispatch policy: jsq-msq, jsq, random, po2 (comma list: run each)")
       ->capture_default_str();
-  cmd.add_option("--preempt", o.preempt_list, "Preemption mechanism: clock (cycle-counter probes), flag (probes read a cache line the dispatcher writes), none (comma list: run each)")
+  cmd.add_option("--preempt", o.preempt_list,
+                 "Preemption mechanism: clock (cycle-counter probes), flag (probes read a cache line the dispatcher "
+                 "writes), signal (the dispatcher signals the worker; costs ~10 us a signal here, use quanta >= 50 us), "
+                 "hybrid (clock probes + a signal backstop), none (comma list: run each)")
       ->capture_default_str();
+  cmd.add_option("--backstop-us", c.backstop_us,
+                 "hybrid: signal a task still running this long into its quantum (code without probes)")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   cmd.add_option("--duration-s", c.duration_s, "Seconds of arrivals")->capture_default_str()->check(CLI::PositiveNumber);
   cmd.add_option("--warmup-frac", c.warmup_frac, "Fraction of the run left out of the statistics")
       ->capture_default_str()

@@ -1,5 +1,5 @@
 // The flag monitor's decisions, on counter lines the test writes itself (no threads).
-#include "runtime/flag_monitor.h"
+#include "runtime/quantum_monitor.h"
 
 #include <gtest/gtest.h>
 
@@ -17,10 +17,10 @@ struct FakeWorker {
   }
 };
 
-TEST(FlagMonitor, FlagsAQuantumOnceItHasRunItsLength) {
+TEST(QuantumMonitor, FlagsAQuantumOnceItHasRunItsLength) {
   FakeWorker w;
   const WorkerPort ports[] = {w.port()};
-  FlagMonitor monitor(ports, 1000);
+  QuantumMonitor monitor(ports, 1000, QuantumMonitor::Action::kWriteFlag);
   monitor.poll(5000);  // idle worker: start 0
   EXPECT_EQ(w.flag.word, 0u);
   w.open(7, 10'000);
@@ -31,16 +31,16 @@ TEST(FlagMonitor, FlagsAQuantumOnceItHasRunItsLength) {
   w.flag.word = 0;             // the worker's probe consumed it
   monitor.poll(15'000);
   EXPECT_EQ(w.flag.word, 0u) << "each quantum is flagged once";
-  EXPECT_EQ(monitor.flags_written(), 1u);
+  EXPECT_EQ(monitor.actions(), 1u);
   w.open(8, 15'000);
   monitor.poll(16'000);
   EXPECT_EQ(w.flag.word, 8u);
 }
 
-TEST(FlagMonitor, WatchesEveryWorkerSeparately) {
+TEST(QuantumMonitor, WatchesEveryWorkerSeparately) {
   FakeWorker a, b;
   const WorkerPort ports[] = {a.port(), b.port()};
-  FlagMonitor monitor(ports, 100);
+  QuantumMonitor monitor(ports, 100, QuantumMonitor::Action::kWriteFlag);
   a.open(1, 1000);
   b.open(1, 1050);
   monitor.poll(1120);

@@ -1,0 +1,129 @@
+#include "preempt/signal_preempt.h"
+
+#include <dlfcn.h>
+#include <link.h>
+#include <signal.h>
+#include <ucontext.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+#include "core/task.h"
+#include "preempt/preempt_state.h"
+#include "quanta/quanta.h"
+
+// The linker defines these for a section named quanta_text if any object has one; weak,
+// so a program without such code links too.
+extern "C" {
+extern const char __start_quanta_text[] __attribute__((weak));
+extern const char __stop_quanta_text[] __attribute__((weak));
+}
+
+namespace quanta {
+namespace {
+
+// Registered ranges: a small fixed table, written at set-up, read in the handler.
+constexpr int kMaxRanges = 64;
+struct Range {
+  std::atomic<uintptr_t> begin{0};
+  std::atomic<uintptr_t> end{0};
+};
+Range g_ranges[kMaxRanges];
+std::atomic<int> g_range_count{0};
+
+thread_local SignalCounters t_counters;
+
+void on_preempt_signal(int, siginfo_t*, void* raw_context) {
+  PreemptState& state = preempt_state();
+  SignalCounters& counters = t_counters;
+  ++counters.received;
+  // Not in a task, already on the way out of one, or the quantum this signal was sent for
+  // is over (signals are not queued: a late one must not cut a fresh quantum short).
+  if (!state.in_task || state.signal_switching || quanta_read_tsc() < state.signal_deadline_tsc) {
+    ++counters.stale;
+    return;
+  }
+  const auto* context = static_cast<const ucontext_t*>(raw_context);
+  const auto pc = static_cast<uintptr_t>(context->uc_mcontext.gregs[REG_RIP]);
+  if (state.disable_depth > 0 || !is_signal_safe_code(pc)) {
+    // Make the next probe (or the enable) take the slow path and yield.
+    state.pending = true;
+    quanta_deadline_tsc = 0;
+    ++counters.deferred;
+    return;
+  }
+  ++counters.switched;
+  state.signal_switching = true;  // a second signal before the switch must not switch again
+  TaskRunner::current()->yield_running();
+  // Resumed by the scheduler: the handler returns and sigreturn restores the registers.
+}
+
+int add_object_of(struct dl_phdr_info* info, size_t, void* wanted) {
+  const auto address = reinterpret_cast<uintptr_t>(wanted);
+  for (int i = 0; i < info->dlpi_phnum; ++i) {
+    const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+    if (ph.p_type != PT_LOAD || !(ph.p_flags & PF_X)) continue;
+    const uintptr_t begin = info->dlpi_addr + ph.p_vaddr;
+    const uintptr_t end = begin + ph.p_memsz;
+    if (address >= begin && address < end) {
+      quanta_register_signal_safe_code(reinterpret_cast<const void*>(begin), reinterpret_cast<const void*>(end));
+      return 1;
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+SignalCounters& signal_counters() { return t_counters; }
+
+bool is_signal_safe_code(uintptr_t pc) {
+  if (__start_quanta_text != nullptr && pc >= reinterpret_cast<uintptr_t>(__start_quanta_text) &&
+      pc < reinterpret_cast<uintptr_t>(__stop_quanta_text)) {
+    return true;
+  }
+  const int n = g_range_count.load(std::memory_order_acquire);
+  for (int i = 0; i < n; ++i) {
+    if (pc >= g_ranges[i].begin.load(std::memory_order_relaxed) && pc < g_ranges[i].end.load(std::memory_order_relaxed)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+void install_preempt_signal_handler() {
+  static std::atomic<bool> installed{false};
+  if (installed.exchange(true)) return;
+  struct sigaction action {};
+  action.sa_sigaction = &on_preempt_signal;
+  // SA_NODEFER: the handler may switch to another task and not return for a while; the
+  // signal must stay deliverable meanwhile. SA_RESTART: interrupted system calls resume.
+  action.sa_flags = SA_SIGINFO | SA_NODEFER | SA_RESTART;
+  sigemptyset(&action.sa_mask);
+  if (sigaction(kPreemptSignal, &action, nullptr) != 0) {
+    installed.store(false);
+    throw std::runtime_error(std::string("cannot install the preemption signal handler: ") + std::strerror(errno));
+  }
+}
+
+}  // namespace quanta
+
+extern "C" {
+
+int quanta_register_signal_safe_code(const void* begin, const void* end) {
+  const int index = quanta::g_range_count.load();
+  if (index >= quanta::kMaxRanges) return -1;
+  quanta::g_ranges[index].begin.store(reinterpret_cast<uintptr_t>(begin));
+  quanta::g_ranges[index].end.store(reinterpret_cast<uintptr_t>(end));
+  quanta::g_range_count.store(index + 1, std::memory_order_release);
+  return 0;
+}
+
+int quanta_register_signal_safe_object(const void* any_address) {
+  return dl_iterate_phdr(&quanta::add_object_of, const_cast<void*>(any_address)) == 1 ? 0 : -1;
+}
+
+}  // extern "C"

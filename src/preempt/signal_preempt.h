@@ -1,0 +1,34 @@
+// Signal-driven preemption (LibPreemptible's fallback path): a monitor sends the worker
+// thread SIGURG once its quantum has run too long; the handler switches away from the
+// task right there if that is safe, else leaves a pending preemption that the task's
+// next probe or preempt-enable honours.
+//
+// Safe means: a task is running, preemption is enabled, and the interrupted instruction
+// lies in code registered as signal-safe (the `quanta_text` section the compiler pass
+// and the synthetic app put their code in, or an object the app registered). Code in
+// other objects (libc, the loader) may hold locks or be mid-update, so it is never left
+// from a signal. Returning from the handler later restores every register (sigreturn).
+#pragma once
+
+#include <cstdint>
+
+namespace quanta {
+
+// Installs the SIGURG handler (once per process). Throws std::runtime_error on failure.
+void install_preempt_signal_handler();
+
+constexpr int kPreemptSignal = 29;  // SIGURG on Linux x86-64: ignored by default, unused by libc
+
+// Per-thread signal counters, read by the worker when it stops.
+struct SignalCounters {
+  uint64_t received = 0;   // handler runs
+  uint64_t switched = 0;   // preempted from inside the handler
+  uint64_t deferred = 0;   // left pending (unsafe code or preemption disabled)
+  uint64_t stale = 0;      // arrived for a quantum already over
+};
+SignalCounters& signal_counters();
+
+// Whether `pc` is in code registered as safe to leave from a signal handler.
+bool is_signal_safe_code(uintptr_t pc);
+
+}  // namespace quanta
