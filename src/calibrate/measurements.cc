@@ -1,5 +1,8 @@
 #include "calibrate/measurements.h"
 
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <memory>
@@ -9,8 +12,10 @@
 #include "core/tsc.h"
 #include "policy/dispatch_policy.h"
 #include "preempt/preempt_state.h"
+#include "preempt/signal_preempt.h"
 #include "quanta/fn.h"
 #include "quanta/probe.h"
+#include "quanta/quanta.h"
 #include "runtime/cpu_layout.h"
 #include "runtime/worker.h"
 
@@ -141,6 +146,105 @@ Spread flag_notification(int samples) {
   s.p99_ns = latencies[latencies.size() * 99 / 100];
   for (double v : latencies) s.mean_ns += v / static_cast<double>(latencies.size());
   return s;
+}
+
+namespace {
+
+// Signal-safe (quanta_text) so a preemption signal may switch out of it at once.
+QUANTA_SIGNAL_SAFE void spin_until_switched(Task&) {
+  for (;;) asm volatile("" ::: "memory");
+}
+
+Spread spread_of(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  Spread s;
+  s.p50_ns = values[values.size() / 2];
+  s.p99_ns = values[values.size() * 99 / 100];
+  for (double v : values) s.mean_ns += v / static_cast<double>(values.size());
+  return s;
+}
+
+int gettid_of_this_thread() { return static_cast<int>(syscall(SYS_gettid)); }
+
+}  // namespace
+
+Spread signal_preemption(int samples) {
+  install_preempt_signal_handler();
+  std::atomic<int> tid{0};
+  std::atomic<uint64_t> sent_tsc{0};
+  std::atomic<int> round{-1};
+  std::vector<double> latencies(static_cast<std::size_t>(samples));
+  {
+    PinnedThread worker(second_cpu(), [&] {
+      tid.store(gettid_of_this_thread());
+      StackPool pool(1, 64 * 1024);
+      TaskRunner runner;
+      for (int i = 0; i < samples; ++i) {
+        Task task;
+        task.start(pool.acquire(), &spin_until_switched, nullptr);
+        preempt_state().signal_deadline_tsc = 0;  // any signal from now on is for this quantum
+        round.store(i, std::memory_order_release);
+        runner.resume(task, read_tsc(), TaskRunner::kNoDeadline);  // returns when the handler switches
+        latencies[static_cast<std::size_t>(i)] = cycles_to_ns(task.last_stop_tsc - sent_tsc.load());
+        pool.release(task.stack);
+      }
+    });
+    ScopedPin pin(allowed_cpus()[0]);
+    for (int i = 0; i < samples; ++i) {
+      while (round.load(std::memory_order_acquire) != i) cpu_relax();
+      const uint64_t settle = read_tsc() + ns_to_cycles(5000);
+      while (read_tsc() < settle) cpu_relax();
+      sent_tsc.store(read_tsc());
+      syscall(SYS_tgkill, getpid(), tid.load(), kPreemptSignal);
+    }
+  }
+  return spread_of(std::move(latencies));
+}
+
+double signal_cpu_cost_ns(int signals) {
+  install_preempt_signal_handler();
+  // Outside a task every signal is stale: the handler returns at once. The worker spins a
+  // fixed number of cycle-counter reads; compare its time with and without signals.
+  constexpr int kSpinReads = 2'000'000;
+  std::atomic<int> tid{0};
+  std::atomic<bool> go{false};
+  std::atomic<bool> done{false};
+  auto spin_ns = [&](bool with_signals) {
+    double ns = 0;
+    go.store(false);
+    done.store(false);
+    PinnedThread worker(second_cpu(), [&] {
+      tid.store(gettid_of_this_thread());
+      while (!go.load()) cpu_relax();
+      const uint64_t start = read_tsc();
+      uint64_t sink = 0;
+      for (int i = 0; i < kSpinReads; ++i) sink += read_tsc();
+      asm volatile("" : : "r"(sink));
+      ns = cycles_to_ns(read_tsc() - start);
+      done.store(true);
+    });
+    while (tid.load() == 0) cpu_relax();
+    go.store(true);
+    int sent = 0;
+    while (with_signals && sent < signals && !done.load()) {
+      syscall(SYS_tgkill, getpid(), tid.load(), kPreemptSignal);
+      ++sent;
+      const uint64_t gap = read_tsc() + ns_to_cycles(20'000);  // one every 20 us
+      while (read_tsc() < gap && !done.load()) cpu_relax();
+    }
+    worker.join();
+    tid.store(0);
+    return std::make_pair(ns, sent);
+  };
+  ScopedPin pin(allowed_cpus()[0]);
+  const double quiet = median_of(3, [&] { return spin_ns(false).first; });
+  std::vector<double> per_signal;
+  for (int i = 0; i < 3; ++i) {
+    const auto [ns, sent] = spin_ns(true);
+    if (sent > 0) per_signal.push_back((ns - quiet) / sent);
+  }
+  std::sort(per_signal.begin(), per_signal.end());
+  return per_signal.empty() ? 0 : std::max(0.0, per_signal[per_signal.size() / 2]);
 }
 
 std::vector<Arrival> all_due_now(std::size_t requests) { return std::vector<Arrival>(requests, Arrival{0, 1, 0}); }

@@ -28,6 +28,12 @@ double clock_probe_ns();
 double flag_probe_ns();
 // Monitor writes a worker's flag on one CPU -> the task on another CPU has yielded.
 Spread flag_notification(int samples);
+// A monitor signals a task on another CPU -> the task has been switched out from inside
+// the signal handler. And the CPU a worker loses per signal that does not switch (the
+// kernel's delivery, the handler, sigreturn), measured as extra time for a fixed spin.
+Spread signal_preemption(int samples);
+double signal_cpu_cost_ns(int signals);
+
 // The dispatcher's own cost per request (policy + ring push, 4 workers, a consumer that
 // only drains), and a no-op request end to end through one real worker.
 double dispatcher_only_ns_per_request(std::size_t requests);

@@ -99,3 +99,24 @@ def test_text_output_shows_runs_side_by_side(run_quanta):
     assert "ps/jsq-msq/clock" in proc.stdout and "fcfs/jsq-msq/clock" in proc.stdout
     assert "class short (1 us" in proc.stdout and "class long (100 us" in proc.stdout
     assert "slowdown p99.9" in proc.stdout
+
+
+def test_calibrate_prints_every_measurement(run_quanta, tmp_path):
+    out_file = tmp_path / "calibration.json"
+    proc = run_quanta("calibrate", "--flag-samples", "100", "--output", str(out_file), check=True)
+    import json
+    data = json.loads(proc.stdout)
+    assert json.loads(out_file.read_text()) == data
+    for key in ["tsc_read_ns", "quantum_round_trip_ns", "signal_cpu_cost_ns"]:
+        assert data[key] >= 0, key
+    assert data["probe_ns"]["clock"] >= 0 and data["probe_ns"]["flag"] >= 0
+    for key in ["flag_notification_ns", "signal_preemption_ns"]:
+        assert 0 < data[key]["p50"] <= data[key]["p99"], key
+    assert data["dispatch_ns_per_request"]["dispatcher_only"] > 0
+    assert data["user_interrupts"]["usable"] is False  # never emulated
+    assert data["machine"]["cpus"] >= 1
+
+
+def test_calibrate_rejects_bad_options(run_quanta):
+    proc = run_quanta("calibrate", "--flag-samples", "1")
+    assert proc.returncode == 2 and "--flag-samples" in proc.stderr

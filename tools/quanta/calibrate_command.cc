@@ -41,6 +41,7 @@ int calibrate_command(const CalibrateOptions& o) {
   using nlohmann::json;
   std::fprintf(stderr, "quanta: calibrating (a few seconds; both CPUs spin)...\n");
   const calibrate::Spread flag = calibrate::flag_notification(o.flag_samples);
+  const calibrate::Spread signal = calibrate::signal_preemption(200);
   const json out{
       {"machine", {{"cpus", allowed_cpus().size()}, {"tsc_ghz", tsc_per_ns()}}},
       {"tsc_read_ns", calibrate::tsc_read_ns()},
@@ -50,7 +51,8 @@ int calibrate_command(const CalibrateOptions& o) {
       {"dispatch_ns_per_request",
        {{"dispatcher_only", calibrate::dispatcher_only_ns_per_request(1 << 21)},
         {"two_level_noop", calibrate::two_level_noop_ns_per_request(1 << 20)}}},
-      {"signal", {{"available", false}, {"why", "the signal mechanism is not built yet"}}},
+      {"signal_preemption_ns", {{"p50", signal.p50_ns}, {"p99", signal.p99_ns}, {"mean", signal.mean_ns}}},
+      {"signal_cpu_cost_ns", calibrate::signal_cpu_cost_ns(500)},
       {"user_interrupts", user_interrupt_support()}};
   const std::string text = out.dump(2);
   std::cout << text << '\n';
