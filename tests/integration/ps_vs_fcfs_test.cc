@@ -30,23 +30,43 @@ RunResult run(const std::string& workload, const std::string& local, double quan
   return run_in_process(c, Workload::parse(workload), *quanta_spin_app());
 }
 
+// At load 0.5 no policy leaves the median short request slowed 50x: a run that did was
+// sharing its CPUs with something else for most of its length (another process spinning),
+// and says nothing about the policy. Such a pair is measured again, at most 3 times.
+bool undisturbed(const RunResult& r) {
+  return r.classes[0].slowdown_milli.value_at_percentile(50) < 50 * 1000;
+}
+
+struct Pair {
+  RunResult ps, fcfs;
+};
+
+Pair run_pair(const std::string& workload, double quantum_us) {
+  for (int attempt = 1;; ++attempt) {
+    Pair p{run(workload, "ps", quantum_us), run(workload, "fcfs", quantum_us)};
+    if ((undisturbed(p.ps) && undisturbed(p.fcfs)) || attempt == 3) {
+      EXPECT_TRUE(undisturbed(p.ps) && undisturbed(p.fcfs))
+          << "every attempt ran on a machine too busy to measure (median short slowdown >= 50)";
+      return p;
+    }
+  }
+}
+
 TEST(PsVsFcfs, FewerShortRequestsWaitBehindLongOnesUnderPs) {
-  const RunResult ps = run("extreme-bimodal", "ps", 2.0);
-  const RunResult fcfs = run("extreme-bimodal", "fcfs", 2.0);
-  const uint64_t ps_slowed = ps.classes[0].slowdown_milli.count_above(100 * 1000);
-  const uint64_t fcfs_slowed = fcfs.classes[0].slowdown_milli.count_above(100 * 1000);
+  const Pair p = run_pair("extreme-bimodal", 2.0);
+  const uint64_t ps_slowed = p.ps.classes[0].slowdown_milli.count_above(100 * 1000);
+  const uint64_t fcfs_slowed = p.fcfs.classes[0].slowdown_milli.count_above(100 * 1000);
   RecordProperty("ps_short_slowed_100x", std::to_string(ps_slowed));
   RecordProperty("fcfs_short_slowed_100x", std::to_string(fcfs_slowed));
   EXPECT_LT(ps_slowed * 2, fcfs_slowed) << "ps " << ps_slowed << " fcfs " << fcfs_slowed;
-  EXPECT_EQ(ps.completed, ps.dispatch.generated);
-  EXPECT_EQ(fcfs.completed, fcfs.dispatch.generated);
+  EXPECT_EQ(p.ps.completed, p.ps.dispatch.generated);
+  EXPECT_EQ(p.fcfs.completed, p.fcfs.dispatch.generated);
 }
 
 TEST(PsVsFcfs, ShortClassP999SlowdownIsLowerUnderPs) {
-  const RunResult ps = run("bimodal:99.5:5:5000", "ps", 20.0);
-  const RunResult fcfs = run("bimodal:99.5:5:5000", "fcfs", 20.0);
-  const double ps_p999 = ps.classes[0].slowdown_milli.value_at_percentile(99.9) / 1000.0;
-  const double fcfs_p999 = fcfs.classes[0].slowdown_milli.value_at_percentile(99.9) / 1000.0;
+  const Pair p = run_pair("bimodal:99.5:5:5000", 20.0);
+  const double ps_p999 = p.ps.classes[0].slowdown_milli.value_at_percentile(99.9) / 1000.0;
+  const double fcfs_p999 = p.fcfs.classes[0].slowdown_milli.value_at_percentile(99.9) / 1000.0;
   EXPECT_LT(ps_p999, fcfs_p999) << "ps " << ps_p999 << " fcfs " << fcfs_p999;
 }
 
