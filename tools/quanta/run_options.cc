@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "io/workload.h"
+#include "linux_options.h"
 #include "policy/dispatch_policy.h"
 #include "policy/local_policy.h"
 #include "preempt/mechanism.h"
@@ -98,6 +99,7 @@ void add_run_options(CLI::App& cmd, RunOptions& o, bool simulated) {
       ->capture_default_str()
       ->check(CLI::IsMember({"wait", "drop"}));
   cmd.add_option("--format", o.format, "Output: text (a table) or json")->capture_default_str()->check(CLI::IsMember({"text", "json"}));
+  if (!simulated) add_linux_runtime_options(cmd, o);
 }
 
 std::vector<RunConfig> expand_runs(const RunOptions& o) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "experiment/run_config.h"
+#include "linux_runtime/kernel_thread_options.h"
 
 namespace quanta {
 
@@ -17,6 +18,8 @@ struct RunOptions {
   std::string dispatch_list = "jsq-msq";
   std::string preempt_list = "clock";
   std::string format = "text";
+  std::string runtime = "quanta";       // quanta | linux (the kernel-thread baseline)
+  KernelThreadOptions kernel_threads;   // --runtime linux only
 };
 
 // `simulated`: the workers are simulated, so --workers may be any number from 1 (a real

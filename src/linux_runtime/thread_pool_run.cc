@@ -1,0 +1,143 @@
+#include "linux_runtime/thread_pool_run.h"
+
+#include <algorithm>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <thread>
+
+#include "core/tsc.h"
+#include "io/schedule.h"
+#include "linux_runtime/pool_thread.h"
+#include "linux_runtime/sched_policy.h"
+#include "runtime/cpu_layout.h"
+#include "runtime/in_process_run.h"
+
+namespace quanta {
+namespace {
+
+// Replays the schedule on the calling (pinned) thread into the shared queue, as the quanta
+// dispatcher does into its rings: latency counts from the intended arrival.
+DispatchTotals replay(const std::vector<Arrival>& schedule, uint64_t start_tsc, uint64_t measure_from_ns,
+                      RequestQueue& queue) {
+  DispatchTotals totals;
+  const double cycles_per_ns = tsc_per_ns();
+  const uint64_t late_cycles = ns_to_cycles(1000);
+  for (const Arrival& arrival : schedule) {
+    const uint64_t due_tsc = start_tsc + static_cast<uint64_t>(static_cast<double>(arrival.arrival_ns) * cycles_per_ns);
+    uint64_t now = read_tsc();
+    while (now < due_tsc) {
+      cpu_relax();
+      now = read_tsc();
+    }
+    if (now - due_tsc > late_cycles) ++totals.late_arrivals;
+    const RequestMsg msg{totals.generated,
+                         due_tsc,
+                         arrival.service_ns,
+                         static_cast<uint16_t>(arrival.class_index),
+                         static_cast<uint16_t>(arrival.arrival_ns >= measure_from_ns ? kRequestMeasured : 0),
+                         ns_to_cycles(arrival.service_ns)};  // the synthetic app's payload: service cycles
+    ++totals.generated;
+    queue.push(msg);
+    ++totals.dispatched;
+  }
+  return totals;
+}
+
+void stop_all(RequestQueue& queue, std::vector<std::unique_ptr<PoolThread>>& threads) {
+  queue.close();
+  for (auto& t : threads) t->join();
+}
+
+}  // namespace
+
+RunResult run_on_kernel_threads(const RunConfig& config, const Workload& workload, const quanta_app& app,
+                                const KernelThreadOptions& options, KernelThreadTotals* totals_out) {
+  RunResult result;
+  result.config = config;
+  const unsigned limit = max_workers();
+  const unsigned workers = config.workers ? config.workers : limit;
+  if (workers > limit) {
+    throw std::invalid_argument("--workers " + std::to_string(workers) + " is more than this machine allows (" +
+                                std::to_string(limit) + ": one CPU per worker plus one for the dispatcher)");
+  }
+  if (options.threads_per_core == 0) throw std::invalid_argument("--threads-per-core must be at least 1");
+  // The report names what ran instead of the quanta policies, which do not apply here.
+  result.config.workers = workers;
+  result.config.local_policy = std::string("sched-") + linux_policy_name(options.policy);
+  result.config.dispatch_policy = "shared-queue";
+  result.config.preempt = "kernel";
+  result.offered_rps = offered_rate_rps(config, workload, workers);
+  result.config.rate_rps = result.offered_rps;
+  result.tsc_per_ns = tsc_per_ns();
+
+  const std::vector<Arrival> schedule =
+      make_poisson_schedule(workload, {result.offered_rps, config.duration_s, config.seed});
+
+  if (app.setup != nullptr && app.setup(nullptr) != 0) {
+    throw std::runtime_error(std::string("the app '") + (app.name ? app.name : "?") + "' failed its setup");
+  }
+
+  const std::vector<int> cpus = allowed_cpus();
+  const int dispatcher_cpu = cpus.front();
+  std::vector<int> worker_cpus;
+  for (unsigned i = 0; i < workers; ++i) worker_cpus.push_back(cpus[(1 + i) % cpus.size()]);
+
+  PoolThreadConfig thread_config;
+  thread_config.app = &app;
+  thread_config.cpus = pool_cpus(options, worker_cpus);
+  thread_config.options = options;
+  thread_config.stack_bytes = static_cast<std::size_t>(config.stack_kib) * 1024;
+  thread_config.class_count = workload.classes().size();
+
+  RequestQueue queue;
+  std::vector<std::unique_ptr<PoolThread>> threads;
+  const unsigned pool_size = options.threads_per_core * workers;
+  for (unsigned i = 0; i < pool_size; ++i) {
+    thread_config.index = static_cast<int>(i);
+    threads.push_back(std::make_unique<PoolThread>(thread_config, queue));
+  }
+  // Dispatch only once every thread has its class: a refused policy must fail the run,
+  // not leave a pool that quietly runs under SCHED_OTHER.
+  for (auto& t : threads) {
+    while (t->state() == PoolThread::State::kStarting) std::this_thread::yield();
+  }
+  for (unsigned i = 0; i < pool_size; ++i) {
+    if (threads[i]->state() != PoolThread::State::kFailed) continue;
+    const PoolThread& failed = *threads[i];
+    stop_all(queue, threads);
+    if (failed.setup_failed()) throw std::runtime_error("the app's setup_worker failed on pool thread " + std::to_string(i));
+    throw std::runtime_error(sched_policy_error(options, failed.error()) + " (pool thread " + std::to_string(i) + ")");
+  }
+
+  uint64_t start_tsc = 0;
+  {
+    ScopedPin pin(dispatcher_cpu);
+    start_tsc = read_tsc();
+    const uint64_t measure_from_ns = static_cast<uint64_t>(config.warmup_frac * config.duration_s * 1e9);
+    result.dispatch = replay(schedule, start_tsc, measure_from_ns, queue);
+    stop_all(queue, threads);
+  }
+
+  KernelThreadTotals totals;
+  totals.threads = pool_size;
+  uint64_t last_finish_tsc = start_tsc;
+  uint64_t off_cpu_cycles = 0;
+  for (const auto& t : threads) {
+    merge_into(result.classes, t->stats());
+    result.completed += t->completed();
+    result.app_errors += t->app_errors();
+    last_finish_tsc = std::max(last_finish_tsc, t->last_finish_tsc());
+    totals.involuntary_switches += t->involuntary_switches();
+    totals.voluntary_switches += t->voluntary_switches();
+    totals.handler_off_cpu_gaps += t->off_cpu_gaps();
+    off_cpu_cycles += t->off_cpu_cycles();
+  }
+  totals.handler_off_cpu_ms = cycles_to_ns(off_cpu_cycles) * 1e-6;
+  result.classes.resize(workload.classes().size());
+  result.elapsed_s = cycles_to_ns(last_finish_tsc - start_tsc) * 1e-9;
+  if (totals_out != nullptr) *totals_out = totals;
+  return result;
+}
+
+}  // namespace quanta

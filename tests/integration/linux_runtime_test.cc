@@ -1,0 +1,111 @@
+// The kernel-thread baseline (run_on_kernel_threads) finishes every request it generates
+// and fills every class's statistics, under SCHED_OTHER always and under the RT and
+// deadline classes where this machine permits them. Counts only, never timings.
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "linux_runtime/sched_policy.h"
+#include "linux_runtime/thread_pool_run.h"
+#include "runtime/cpu_layout.h"
+#include "spin_app.h"
+
+namespace quanta {
+namespace {
+
+RunResult run_pool(const KernelThreadOptions& options, const std::string& workload = "high-bimodal",
+                   KernelThreadTotals* totals = nullptr) {
+  RunConfig config;
+  config.workload = workload;
+  config.load = 0.2;
+  config.duration_s = 0.1;
+  config.warmup_frac = 0;
+  return run_on_kernel_threads(config, Workload::parse(workload), *quanta_spin_app(), options, totals);
+}
+
+void expect_every_request_done(const RunResult& r, const char* what) {
+  EXPECT_GT(r.dispatch.generated, 0u) << what;
+  EXPECT_EQ(r.completed, r.dispatch.generated) << what;
+  EXPECT_EQ(r.dispatch.dropped, 0u) << what;
+  EXPECT_EQ(r.app_errors, 0u) << what;
+  ASSERT_EQ(r.classes.size(), 2u) << what;
+  uint64_t measured = 0;
+  for (const ClassStats& c : r.classes) {
+    EXPECT_GT(c.sojourn_ns.count(), 0u) << what << ": every class has samples";
+    EXPECT_EQ(c.slowdown_milli.count(), c.sojourn_ns.count()) << what;
+    measured += c.sojourn_ns.count();
+  }
+  EXPECT_EQ(measured, r.completed) << what << ": warm-up 0, every request is measured";
+}
+
+// The pool's threads run on the worker CPUs; deadline threads on the whole mask.
+std::vector<int> worker_cpus() {
+  const std::vector<int> cpus = allowed_cpus();
+  return {cpus[1 % cpus.size()]};
+}
+
+TEST(LinuxRuntime, SchedOtherFinishesEveryRequest) {
+  KernelThreadOptions options;
+  KernelThreadTotals totals;
+  const RunResult r = run_pool(options, "high-bimodal", &totals);
+  expect_every_request_done(r, "other");
+  EXPECT_EQ(totals.threads, options.threads_per_core * r.config.workers);
+  EXPECT_EQ(r.config.preempt, "kernel");
+  EXPECT_EQ(r.config.local_policy, "sched-other");
+}
+
+TEST(LinuxRuntime, OneThreadPerCoreFinishesEveryRequest) {
+  KernelThreadOptions options;
+  options.threads_per_core = 1;
+  expect_every_request_done(run_pool(options), "other, 1 thread per core");
+}
+
+TEST(LinuxRuntime, RealTimeClassesFinishEveryRequestWherePermitted) {
+  for (LinuxPolicy policy : {LinuxPolicy::kRoundRobin, LinuxPolicy::kFifo}) {
+    KernelThreadOptions options;
+    options.policy = policy;
+    // A capability check, not a way to stay green: without CAP_SYS_NICE or an RT
+    // rlimit the kernel refuses the class, and the run must then fail loudly (below).
+    if (const int error = probe_sched_policy(options, pool_cpus(options, worker_cpus())); error != 0) {
+      EXPECT_THROW(run_pool(options), std::runtime_error);
+      GTEST_SKIP() << linux_policy_name(policy) << " not permitted here: " << std::strerror(error);
+    }
+    expect_every_request_done(run_pool(options), linux_policy_name(policy));
+  }
+}
+
+TEST(LinuxRuntime, DeadlineFinishesEveryRequestWherePermitted) {
+  KernelThreadOptions options;
+  options.policy = LinuxPolicy::kDeadline;
+  if (const int error = probe_sched_policy(options, pool_cpus(options, worker_cpus())); error != 0) {
+    EXPECT_THROW(run_pool(options), std::runtime_error);
+    GTEST_SKIP() << "SCHED_DEADLINE not permitted here: " << std::strerror(error);
+  }
+  expect_every_request_done(run_pool(options), "deadline");
+}
+
+TEST(LinuxRuntime, DeadlineRefusedOnARestrictedAffinityIsAnError) {
+  // SCHED_DEADLINE needs a mask covering the root domain: one CPU of two is refused,
+  // which is why the pool's deadline threads keep the whole mask.
+  if (allowed_cpus().size() < 2) GTEST_SKIP() << "needs 2 CPUs";
+  KernelThreadOptions options;
+  options.policy = LinuxPolicy::kDeadline;
+  EXPECT_NE(probe_sched_policy(options, worker_cpus()), 0);
+}
+
+TEST(LinuxRuntime, DeadlineOverAdmissionIsAnErrorNamingTheOption) {
+  KernelThreadOptions options;
+  options.policy = LinuxPolicy::kDeadline;
+  options.deadline_runtime_us = 900;
+  options.deadline_period_us = 1000;
+  options.threads_per_core = 8;  // 8 x 90% of a CPU: more than any admission control allows here
+  try {
+    run_pool(options);
+    FAIL() << "the kernel admitted 8 x 90% deadline reservations";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("--linux-policy deadline"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace quanta

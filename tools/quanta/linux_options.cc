@@ -1,0 +1,72 @@
+#include "linux_options.h"
+
+#include "linux_runtime/kernel_thread_options.h"
+#include "run_options.h"
+
+namespace quanta {
+namespace {
+
+// What the quanta runtime has and a pool of kernel threads does not: the kernel
+// dispatches, schedules and preempts, and the queue is one unbounded deque.
+constexpr const char* kQuantaOnly[] = {"--local", "--dispatch", "--preempt", "--quantum-us", "--backstop-us",
+                                       "--task-slots", "--ring-capacity", "--on-full", "--max-load"};
+constexpr const char* kLinuxOnly[] = {"--linux-policy", "--threads-per-core", "--deadline-runtime-us",
+                                      "--deadline-period-us"};
+
+bool given(CLI::App& cmd, const char* name) {
+  const CLI::Option* option = cmd.get_option_no_throw(name);
+  return option != nullptr && option->count() > 0;
+}
+
+void check_combination(CLI::App& cmd, const RunOptions& o) {
+  const KernelThreadOptions& k = o.kernel_threads;
+  if (o.runtime != "linux") {
+    for (const char* name : kLinuxOnly) {
+      if (given(cmd, name)) throw CLI::ValidationError(name, "applies only with --runtime linux");
+    }
+    return;
+  }
+  for (const char* name : kQuantaOnly) {
+    if (given(cmd, name)) {
+      throw CLI::ValidationError(name, "does not apply with --runtime linux (the kernel schedules and preempts the "
+                                       "pool's threads; see docs/linux-baseline.md)");
+    }
+  }
+  if (k.policy != LinuxPolicy::kDeadline) {
+    for (const char* name : {"--deadline-runtime-us", "--deadline-period-us"}) {
+      if (given(cmd, name)) throw CLI::ValidationError(name, "applies only with --linux-policy deadline");
+    }
+  }
+  if (k.deadline_runtime_us > k.deadline_period_us) {
+    throw CLI::ValidationError("--deadline-runtime-us", "must not exceed --deadline-period-us");
+  }
+}
+
+}  // namespace
+
+void add_linux_runtime_options(CLI::App& cmd, RunOptions& o) {
+  KernelThreadOptions& k = o.kernel_threads;
+  cmd.add_option("--runtime", o.runtime,
+                 "quanta (this runtime) or linux (the baseline: a pool of kernel threads under a Linux scheduling "
+                 "class, one shared queue, handlers run to completion)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"quanta", "linux"}));
+  cmd.add_option_function<std::string>(
+         "--linux-policy", [&k](const std::string& name) { k.policy = parse_linux_policy(name); },
+         "linux: the pool threads' class: other (SCHED_OTHER, default), rr, fifo (SCHED_RR/FIFO, priority " +
+             std::to_string(k.rt_priority) + "), deadline (SCHED_DEADLINE: a runtime/period reservation per thread)")
+      ->check(CLI::IsMember(linux_policy_names()));
+  cmd.add_option("--threads-per-core", k.threads_per_core, "linux: pool threads per worker CPU")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 1024u));
+  cmd.add_option("--deadline-runtime-us", k.deadline_runtime_us,
+                 "linux deadline: CPU time each pool thread is guaranteed per period")
+      ->capture_default_str()
+      ->check(CLI::Range(1.1, 1e6));
+  cmd.add_option("--deadline-period-us", k.deadline_period_us, "linux deadline: the reservation's period (= deadline)")
+      ->capture_default_str()
+      ->check(CLI::Range(1.1, 1e6));
+  cmd.parse_complete_callback([&cmd, &o] { check_combination(cmd, o); });
+}
+
+}  // namespace quanta
