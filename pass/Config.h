@@ -1,0 +1,42 @@
+// Settings of the quanta pass: which probe flavour to insert and how dense.
+// Each setting comes from a command-line option (opt -quanta-..., clang -mllvm -quanta-...)
+// or, when the option is absent, from an environment variable, so that build systems that
+// only pass CC/CXX can still choose the mode (see docs/pass.md).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace quanta {
+
+enum class Mode { None, Clock, Flag, Counter };
+
+const char* modeName(Mode m);
+
+struct Config {
+  Mode mode = Mode::Clock;
+  // Clock mode: longest probe-free path, in IR instructions (the bound B).
+  uint64_t bound = 1000;
+  // Cost charged for a call into code the pass does not see (declarations, indirect calls).
+  uint64_t extCallCost = 50;
+  // Flag mode: a loop back-edge probe runs once per this many IR instructions of loop body.
+  uint64_t flagStride = 200;
+  // Flag mode: functions cheaper than this (no loops, no calls) get no entry probe.
+  uint64_t flagMinFnCost = 32;
+  // Counter mode: instruction count between two clock checks.
+  uint64_t counterThreshold = 1000;
+  // Bracket lock calls with quanta_preempt_disable()/enable().
+  bool lockGuard = true;
+  // Count every executed probe in the global quanta_stat_probes_executed (benchmarks).
+  bool countExec = false;
+  // Print one summary line per module to stderr.
+  bool stats = false;
+};
+
+// Reads the options and environment. Exits the compiler with a message naming the bad
+// option or variable if a value does not parse.
+Config loadConfig();
+// Parses a mode name; returns false if unknown.
+bool parseMode(const std::string& s, Mode& out);
+
+}  // namespace quanta

@@ -1,0 +1,85 @@
+#include "CostModel.h"
+
+#include "llvm/IR/InlineAsm.h"
+#include "llvm/IR/IntrinsicInst.h"
+
+using namespace llvm;
+
+namespace quanta {
+
+bool isRuntimeName(StringRef name) {
+  return name.starts_with("quanta_") || name.starts_with("__quanta");
+}
+
+bool isProbeMarker(const Instruction& I) {
+  if (auto* CB = dyn_cast<CallBase>(&I))
+    if (Function* F = CB->getCalledFunction()) return F->getName() == "__quanta_probe_site";
+  return false;
+}
+
+// Intrinsics that vanish in codegen.
+static bool isFreeIntrinsic(const IntrinsicInst& II) {
+  switch (II.getIntrinsicID()) {
+    case Intrinsic::dbg_declare:
+    case Intrinsic::dbg_value:
+    case Intrinsic::dbg_label:
+    case Intrinsic::lifetime_start:
+    case Intrinsic::lifetime_end:
+    case Intrinsic::assume:
+    case Intrinsic::experimental_noalias_scope_decl:
+    case Intrinsic::invariant_start:
+    case Intrinsic::invariant_end:
+    case Intrinsic::pseudoprobe:
+    case Intrinsic::donothing:
+    case Intrinsic::sideeffect:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool CostModel::isExternalCall(const CallBase& CB) const {
+  if (CB.isInlineAsm()) return true;
+  Function* callee = CB.getCalledFunction();
+  if (!callee) return true;  // indirect: may go anywhere
+  if (callee->isIntrinsic()) return false;
+  if (isRuntimeName(callee->getName())) return false;
+  return !instrumented_.contains(callee);
+}
+
+// Memory reads are where straight-line code spends its time; count them double. Following
+// a pointer loaded from memory (p = p->next, a tree descent) is the case where IR counts
+// and cycles part most: every step is a dependent, likely-missing load. Charge it like a
+// cache miss, or a list walk would run tens of µs between probes.
+static constexpr uint64_t kLoadCost = 2;
+static constexpr uint64_t kChaseLoadCost = 20;
+
+static uint64_t loadCost(const LoadInst& LI) {
+  if (!LI.getType()->isPointerTy()) return kLoadCost;
+  const Value* addr = LI.getPointerOperand()->stripInBoundsOffsets();
+  if (isa<LoadInst>(addr) || isa<PHINode>(addr)) return kChaseLoadCost;
+  return kLoadCost;
+}
+
+uint64_t CostModel::instCost(const Instruction& I) const {
+  if (isa<PHINode>(I) || isProbeMarker(I)) return 0;
+  // Address arithmetic and casts fold into addressing modes or vanish in codegen.
+  if (isa<GetElementPtrInst>(I) || isa<CastInst>(I) || isa<FreezeInst>(I)) return 0;
+  if (auto* LI = dyn_cast<LoadInst>(&I)) return loadCost(*LI);
+  if (auto* II = dyn_cast<IntrinsicInst>(&I)) {
+    if (isFreeIntrinsic(*II)) return 0;
+    // Block copies and fills have data-dependent length; charge them like a short call.
+    if (isa<MemIntrinsic>(II)) return 10;
+    return 1;
+  }
+  if (auto* CB = dyn_cast<CallBase>(&I)) return isExternalCall(*CB) ? extCallCost_ : 1;
+  return 1;
+}
+
+uint64_t CostModel::blockCost(const BasicBlock& BB) const {
+  uint64_t c = 0;
+  for (const Instruction& I : BB) c += instCost(I);
+  return c;
+}
+
+}  // namespace quanta

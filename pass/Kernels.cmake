@@ -1,0 +1,38 @@
+# The probe-overhead kernel suite (bench/kernels/) and build/bin/quanta-bench-probes.
+# Every kernel is built once plain and once per mode (plus a probe-counting build per
+# mode) into build/lib/quanta-kernels/<kernel>-<variant>.
+if(TARGET quanta_runtime AND TARGET nlohmann_json::nlohmann_json)
+  include(${CMAKE_CURRENT_LIST_DIR}/Instrument.cmake)
+  set(kdir ${CMAKE_CURRENT_LIST_DIR}/../bench/kernels)
+  set(QUANTA_KERNEL_OUT ${CMAKE_BINARY_DIR}/lib/quanta-kernels)
+  set(QUANTA_KERNELS matmul lu cholesky fft radix_sort kmeans pca histogram string_match
+      word_count linear_regression hash_lookup pointer_chase nbody)
+
+  add_library(quanta_kernel_harness OBJECT ${kdir}/harness.c)
+  target_include_directories(quanta_kernel_harness PRIVATE ${QUANTA_ROOT}/include ${kdir})
+
+  set(kernel_targets)
+  foreach(k ${QUANTA_KERNELS})
+    foreach(v plain clock flag counter clock-count flag-count counter-count)
+      set(t qk-${k}-${v})
+      add_executable(${t} ${kdir}/${k}.c $<TARGET_OBJECTS:quanta_kernel_harness>)
+      target_include_directories(${t} PRIVATE ${kdir})
+      target_compile_options(${t} PRIVATE -O3)
+      target_link_libraries(${t} PRIVATE quanta_runtime m)
+      set_target_properties(${t} PROPERTIES OUTPUT_NAME ${k}-${v}
+                            RUNTIME_OUTPUT_DIRECTORY ${QUANTA_KERNEL_OUT})
+      if(v MATCHES "^(clock|flag|counter)-count$")
+        string(REPLACE "-count" "" mode ${v})
+        quanta_instrument(${t} ${mode} "SHELL:-mllvm -quanta-count-probes")
+      elseif(NOT v STREQUAL "plain")
+        quanta_instrument(${t} ${v})
+      endif()
+      list(APPEND kernel_targets ${t})
+    endforeach()
+  endforeach()
+
+  add_executable(quanta-bench-probes ${kdir}/probes_main.cc)
+  target_link_libraries(quanta-bench-probes PRIVATE nlohmann_json::nlohmann_json)
+  target_compile_definitions(quanta-bench-probes PRIVATE QUANTA_KERNEL_DIR="${QUANTA_KERNEL_OUT}")
+  add_dependencies(quanta-bench-probes ${kernel_targets})
+endif()

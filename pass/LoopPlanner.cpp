@@ -1,0 +1,272 @@
+#include "LoopPlanner.h"
+
+#include "llvm/ADT/PostOrderIterator.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/Transforms/Utils/BasicBlockUtils.h"
+#include "llvm/Transforms/Utils/Cloning.h"
+#include "llvm/Transforms/Utils/ScalarEvolutionExpander.h"
+
+using namespace llvm;
+
+namespace quanta {
+
+// Clone at most this many instructions for a short-loop fast path.
+static constexpr unsigned kMaxVersionedInsts = 400;
+
+LoopPlanner::LoopPlanner(Function& F, LoopInfo& LI, ScalarEvolution& SE, DominatorTree& DT,
+                         const CostModel& CM, const Config& cfg, ProbeEmitter& PE, uint64_t bound,
+                         bool allowVersioning)
+    : F_(F), LI_(LI), SE_(SE), DT_(DT), CM_(CM), PE_(PE), bound_(bound),
+      allowVersioning_(allowVersioning) {}
+
+const LoopPlan* LoopPlanner::planFor(Loop* L) const {
+  auto it = plans_.find(L);
+  return it == plans_.end() ? nullptr : &it->second;
+}
+
+uint64_t LoopPlanner::iterCost(Loop* L) const {
+  const LoopPlan* p = planFor(L);
+  return p ? p->iterCost : 0;
+}
+
+uint64_t LoopPlanner::entryExtra(Loop* L) const {
+  const LoopPlan* p = planFor(L);
+  if (!p || p->kind != LoopPlan::Static) return 0;
+  return p->staticCost > p->iterCost ? p->staticCost - p->iterCost : 0;
+}
+
+// Longest path from the header through one iteration, back-edges removed. Blocks of a
+// child loop count only through the child's header: a Static child's whole run, anything
+// else nothing (it probes itself or feeds the budget).
+uint64_t LoopPlanner::computeIterCost(Loop* L) {
+  DenseMap<BasicBlock*, uint64_t> dist;
+  uint64_t longest = 0;
+  ReversePostOrderTraversal<Function*> rpo(&F_);
+  for (BasicBlock* BB : rpo) {
+    if (!L->contains(BB)) continue;
+    uint64_t in = 0;
+    if (BB != L->getHeader()) {
+      for (BasicBlock* P : predecessors(BB)) {
+        if (!L->contains(P)) continue;
+        Loop* PL = LI_.getLoopFor(BB);
+        if (PL && PL->getHeader() == BB && PL->contains(P)) continue;  // back-edge of a child
+        auto it = dist.find(P);
+        if (it != dist.end()) in = std::max(in, it->second);
+      }
+    }
+    uint64_t c = 0;
+    Loop* owner = LI_.getLoopFor(BB);
+    if (owner == L) {
+      c = CM_.blockCost(*BB);
+    } else if (owner->getHeader() == BB && owner->getParentLoop() == L) {
+      const LoopPlan* cp = planFor(owner);
+      if (cp && cp->kind == LoopPlan::Static) c = cp->staticCost;
+    }
+    dist[BB] = in + c;
+    longest = std::max(longest, in + c);
+  }
+  return std::max<uint64_t>(longest, 1);
+}
+
+// Nearest power of two (in log scale): flooring alone would probe up to twice as often as
+// the bound asks.
+static uint64_t nearPow2(uint64_t x) {
+  if (x <= 1) return x;
+  uint64_t lo = uint64_t(1) << Log2_64(x);
+  return (x - lo < 2 * lo - x) ? lo : 2 * lo;
+}
+
+// Finds an affine header PHI with a constant step whose bit width can hold the mask.
+bool LoopPlanner::findIV(Loop* L, LoopPlan& p, uint64_t stride) {
+  BasicBlock* pre = L->getLoopPreheader();
+  BasicBlock* latch = L->getLoopLatch();
+  if (!pre || !latch) return false;
+  for (PHINode& phi : L->getHeader()->phis()) {
+    if (!phi.getType()->isIntegerTy() || !SE_.isSCEVable(phi.getType())) continue;
+    auto* AR = dyn_cast<SCEVAddRecExpr>(SE_.getSCEV(&phi));
+    if (!AR || AR->getLoop() != L || !AR->isAffine()) continue;
+    auto* step = dyn_cast<SCEVConstant>(AR->getStepRecurrence(SE_));
+    if (!step || step->getValue()->isZero()) continue;
+    unsigned tz = step->getAPInt().countr_zero();
+    if (Log2_64(stride) + tz >= phi.getType()->getIntegerBitWidth()) continue;
+    Value* next = phi.getIncomingValueForBlock(latch);
+    if (!isa<Instruction>(next)) continue;
+    p.iv = &phi;
+    p.ivStart = phi.getIncomingValueForBlock(pre);
+    p.ivNext = next;
+    p.stepZeros = tz;
+    return true;
+  }
+  return false;
+}
+
+bool LoopPlanner::canVersion(Loop* L, LoopPlan& p) {
+  if (!allowVersioning_ || !L->isInnermost() || !L->getLoopPreheader() || !L->getLoopLatch() ||
+      !L->hasDedicatedExits() || !L->isSafeToClone() || !L->isLCSSAForm(DT_))
+    return false;
+  unsigned n = 0;
+  for (BasicBlock* BB : L->blocks()) n += BB->size();
+  if (n > kMaxVersionedInsts) return false;
+  const SCEV* btc = SE_.getBackedgeTakenCount(L);
+  if (isa<SCEVCouldNotCompute>(btc) || !btc->getType()->isIntegerTy()) return false;
+  SCEVExpander exp(SE_, F_.getDataLayout(), "quanta.trip");
+  if (!exp.isSafeToExpandAt(btc, L->getLoopPreheader()->getTerminator())) return false;
+  p.btc = btc;
+  return true;
+}
+
+void LoopPlanner::plan() {
+  // Children before parents: a parent's iteration cost depends on its children's plans.
+  for (Loop* top : LI_)
+    for (Loop* L : post_order(top)) postorder_.push_back(L);
+
+  for (Loop* L : postorder_) {
+    LoopPlan p;
+    p.iterCost = computeIterCost(L);
+    uint64_t C = p.iterCost;
+    bool dynamicChildren = false;
+    for (Loop* child : L->getSubLoops())
+      if (planFor(child)->kind != LoopPlan::Static) dynamicChildren = true;
+
+    unsigned maxTrip = SE_.getSmallConstantMaxTripCount(L);
+    uint64_t stride = nearPow2(bound_ / C);
+    if (maxTrip && uint64_t(maxTrip) * C <= bound_) {
+      p.kind = LoopPlan::Static;
+      p.staticCost = uint64_t(maxTrip) * C;
+    } else if (2 * C >= bound_ || stride <= 1) {
+      p.kind = LoopPlan::Every;
+    } else {
+      p.stride = stride;
+      LoopPlan::Kind strided =
+          (!dynamicChildren && findIV(L, p, stride)) ? LoopPlan::IVStride : LoopPlan::Counter;
+      if (canVersion(L, p)) {
+        p.kind = LoopPlan::Version;
+        p.slowKind = strided;
+      } else {
+        p.kind = strided;
+      }
+    }
+    plans_[L] = p;
+  }
+}
+
+AllocaInst* LoopPlanner::budget() {
+  if (budget_) return budget_;
+  BasicBlock& entry = F_.getEntryBlock();
+  IRBuilder<> B(&entry, entry.getFirstInsertionPt());
+  budget_ = B.CreateAlloca(B.getInt64Ty(), nullptr, "quanta.budget");
+  B.CreateStore(B.getInt64(bound_), budget_);
+  return budget_;
+}
+
+// Puts the probe decision on the single latch, right before the back-edge branch.
+void LoopPlanner::strideLatch(Loop* L, LoopPlan& p, LoopPlan::Kind kind) {
+  SmallVector<BasicBlock*, 4> latches;
+  L->getLoopLatches(latches);
+  for (BasicBlock* latch : latches) {
+    Instruction* term = latch->getTerminator();
+    if (isa<CatchSwitchInst>(term) || latch->isEHPad()) continue;
+    IRBuilder<> B(term);
+    Value* fire = nullptr;
+    if (kind == LoopPlan::Every) {
+      PE_.mark(term);
+      continue;
+    }
+    if (kind == LoopPlan::IVStride && latches.size() == 1) {
+      Type* ty = p.ivNext->getType();
+      APInt mask = APInt(ty->getIntegerBitWidth(), p.stride).shl(p.stepZeros) - 1;
+      Value* done = B.CreateSub(p.ivNext, p.ivStart, "quanta.iters");
+      Value* low = B.CreateAnd(done, ConstantInt::get(ty, mask), "quanta.stride");
+      fire = B.CreateICmpEQ(low, ConstantInt::get(ty, 0), "quanta.fire");
+    } else {
+      // The budget counts down: one subtract whose sign flag feeds the branch.
+      AllocaInst* bud = budget();
+      Value* v = B.CreateLoad(B.getInt64Ty(), bud, "quanta.left");
+      Value* n = B.CreateSub(v, B.getInt64(p.iterCost));
+      B.CreateStore(n, bud);
+      fire = B.CreateICmpSLT(n, B.getInt64(0), "quanta.fire");
+      Instruction* then = SplitBlockAndInsertIfThen(fire, term, false, PE_.unlikely());
+      IRBuilder<>(then).CreateStore(B.getInt64(bound_), bud);  // refill on probe
+      PE_.mark(then);
+      continue;
+    }
+    Instruction* then = SplitBlockAndInsertIfThen(fire, term, false, PE_.unlikely());
+    PE_.mark(then);
+  }
+}
+
+// Splits the preheader into a trip-count test and two loops. The clone is the probe-free
+// fast path; the original keeps its markers and gets strided.
+void LoopPlanner::versionLoop(Loop* L, LoopPlan& p) {
+  BasicBlock* check = L->getLoopPreheader();
+  SCEVExpander exp(SE_, F_.getDataLayout(), "quanta.trip");
+  Value* btc = exp.expandCodeFor(p.btc, p.btc->getType(), check->getTerminator());
+  IRBuilder<> B(check->getTerminator());
+  auto* ty = cast<IntegerType>(btc->getType());
+  uint64_t fit = bound_ / p.iterCost;  // trip <= fit  <=>  btc < fit
+  Value* isShort = fit > ty->getBitMask() ? B.getTrue()
+                                          : B.CreateICmpULT(btc, ConstantInt::get(ty, fit), "quanta.short");
+
+  BasicBlock* slowPH = SplitBlock(check, check->getTerminator(), &DT_, &LI_, nullptr,
+                                  L->getHeader()->getName() + ".quanta.ph");
+  ValueToValueMapTy vmap;
+  SmallVector<BasicBlock*, 16> cloned;
+  Loop* fast = cloneLoopWithPreheader(slowPH, check, L, vmap, ".quanta.fast", &LI_, &DT_, cloned);
+  remapInstructionsInBlocks(cloned, vmap);
+  BasicBlock* fastPH = fast->getLoopPreheader();
+
+  Instruction* oldTerm = check->getTerminator();
+  BranchInst* br = BranchInst::Create(fastPH, slowPH, isShort, oldTerm->getIterator());
+  br->setDebugLoc(oldTerm->getDebugLoc());
+  oldTerm->eraseFromParent();
+
+  // LCSSA: every value leaving the loop goes through a PHI in a dedicated exit block, so
+  // giving those PHIs the clone's incoming values joins the two versions.
+  SmallVector<BasicBlock*, 4> exits;
+  L->getUniqueExitBlocks(exits);
+  for (BasicBlock* exit : exits)
+    for (PHINode& phi : exit->phis())
+      for (unsigned i = 0, e = phi.getNumIncomingValues(); i != e; ++i) {
+        BasicBlock* from = phi.getIncomingBlock(i);
+        if (!L->contains(from)) continue;
+        Value* v = phi.getIncomingValue(i);
+        Value* mapped = vmap.count(v) ? static_cast<Value*>(vmap[v]) : v;
+        phi.addIncoming(mapped, cast<BasicBlock>(vmap[from]));
+      }
+
+  // The fast path keeps no probe; in a nest it tells the parent's budget what it spent.
+  for (BasicBlock* BB : cloned)
+    for (Instruction& I : make_early_inc_range(*BB))
+      if (isProbeMarker(I)) I.eraseFromParent();
+  if (L->getParentLoop()) {
+    IRBuilder<> FB(fastPH->getTerminator());
+    AllocaInst* bud = budget();
+    Value* trips = FB.CreateAdd(FB.CreateZExtOrTrunc(btc, FB.getInt64Ty()), FB.getInt64(1));
+    Value* spent = FB.CreateMul(trips, FB.getInt64(p.iterCost), "quanta.fastcost");
+    FB.CreateStore(FB.CreateSub(FB.CreateLoad(FB.getInt64Ty(), bud), spent), bud);
+  }
+  DT_.recalculate(F_);
+}
+
+void LoopPlanner::apply() {
+  // Version first: cloning must see the loops before their latches are split.
+  for (Loop* L : postorder_) {
+    LoopPlan& p = plans_[L];
+    if (p.kind == LoopPlan::Version) versionLoop(L, p);
+  }
+  for (Loop* L : postorder_) {
+    LoopPlan& p = plans_[L];
+    switch (p.kind) {
+      case LoopPlan::Static: ++stats_.statics; break;
+      case LoopPlan::Version:
+        ++stats_.versioned;
+        strideLatch(L, p, p.slowKind);
+        break;
+      case LoopPlan::IVStride: ++stats_.ivStrided; strideLatch(L, p, p.kind); break;
+      case LoopPlan::Counter: ++stats_.counted; strideLatch(L, p, p.kind); break;
+      case LoopPlan::Every: ++stats_.every; strideLatch(L, p, p.kind); break;
+    }
+  }
+}
+
+}  // namespace quanta

@@ -1,0 +1,84 @@
+// Loop handling: decides, per loop, how its back-edge reaches a probe often enough without
+// paying a probe per iteration, then rewrites the IR.
+//
+//  Static   constant max trip count and the whole loop fits under the bound: nothing.
+//  Version  innermost loop with a trip count known at entry: a probe-free clone runs when
+//           trip * cost fits under the bound (the short-loop fast path), the original,
+//           strided, otherwise. In a nest, the fast path adds trip * cost to the budget.
+//  IVStride probe every N iterations, N a power of two, tested on the loop's own
+//           induction variable: ((iv.next - start) & mask) == 0. No extra register.
+//  Counter  a function-wide budget (SSA after promotion) starts at the bound; each latch
+//           subtracts the iteration cost and, once it goes negative, probes and refills it.
+//           Used for loops whose children report dynamic costs, and loops without an
+//           induction variable.
+//  Every    the body alone is at least half the bound: probe on each back-edge.
+#pragma once
+
+#include <cstdint>
+#include <map>
+
+#include "Config.h"
+#include "CostModel.h"
+#include "ProbeEmitter.h"
+#include "llvm/Analysis/LoopInfo.h"
+#include "llvm/Analysis/ScalarEvolution.h"
+#include "llvm/IR/Dominators.h"
+
+namespace quanta {
+
+struct LoopPlan {
+  enum Kind { Static, Version, IVStride, Counter, Every };
+  Kind kind = Counter;
+  Kind slowKind = Counter;  // Version: how the original (long-trip) loop is strided
+  uint64_t iterCost = 1;    // longest path through one iteration
+  uint64_t staticCost = 0;  // Static: cost of the whole loop
+  uint64_t stride = 1;      // IVStride: iterations per probe (power of two)
+  llvm::PHINode* iv = nullptr;
+  llvm::Value* ivStart = nullptr;
+  llvm::Value* ivNext = nullptr;
+  unsigned stepZeros = 0;   // trailing zero bits of the IV step
+  const llvm::SCEV* btc = nullptr;
+};
+
+struct LoopStats {
+  unsigned statics = 0, versioned = 0, ivStrided = 0, counted = 0, every = 0;
+};
+
+class LoopPlanner {
+ public:
+  LoopPlanner(llvm::Function& F, llvm::LoopInfo& LI, llvm::ScalarEvolution& SE,
+              llvm::DominatorTree& DT, const CostModel& CM, const Config& cfg, ProbeEmitter& PE,
+              uint64_t bound, bool allowVersioning);
+
+  void plan();
+  // Cost a straight-line walk should charge on entering L from outside, beyond the header
+  // block itself (a Static loop's whole run).
+  uint64_t entryExtra(llvm::Loop* L) const;
+  uint64_t iterCost(llvm::Loop* L) const;
+  const LoopPlan* planFor(llvm::Loop* L) const;
+  void apply();
+  const LoopStats& stats() const { return stats_; }
+
+ private:
+  uint64_t computeIterCost(llvm::Loop* L);
+  bool findIV(llvm::Loop* L, LoopPlan& p, uint64_t stride);
+  bool canVersion(llvm::Loop* L, LoopPlan& p);
+  void versionLoop(llvm::Loop* L, LoopPlan& p);
+  void strideLatch(llvm::Loop* L, LoopPlan& p, LoopPlan::Kind kind);
+  llvm::AllocaInst* budget();
+
+  llvm::Function& F_;
+  llvm::LoopInfo& LI_;
+  llvm::ScalarEvolution& SE_;
+  llvm::DominatorTree& DT_;
+  const CostModel& CM_;
+  ProbeEmitter& PE_;
+  uint64_t bound_;
+  bool allowVersioning_;
+  std::map<llvm::Loop*, LoopPlan> plans_;
+  llvm::SmallVector<llvm::Loop*, 16> postorder_;
+  llvm::AllocaInst* budget_ = nullptr;
+  LoopStats stats_;
+};
+
+}  // namespace quanta

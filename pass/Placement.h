@@ -1,0 +1,22 @@
+// Straight-line probe placement (everything that is not a loop back-edge).
+#pragma once
+
+#include "CostModel.h"
+#include "LoopPlanner.h"
+#include "ProbeEmitter.h"
+
+namespace quanta {
+
+// Clock mode: walks the CFG in reverse post-order with back-edges removed, tracking the
+// longest probe-free path into each block, and drops a probe wherever a path would pass
+// `bound`. A path about to enter a loop whose iteration would push it past the bound is cut
+// in the preheader, so the probe runs once per loop entry rather than once per iteration.
+unsigned placeBoundedPaths(llvm::Function& F, llvm::LoopInfo& LI, const LoopPlanner& loops,
+                           const CostModel& CM, ProbeEmitter& PE, uint64_t bound);
+
+// Flag mode (Concord's rules): a probe at the entry of every non-trivial function and right
+// after every call into uninstrumented code.
+unsigned placeFlagPoints(llvm::Function& F, llvm::LoopInfo& LI, const CostModel& CM,
+                         ProbeEmitter& PE, uint64_t minFnCost);
+
+}  // namespace quanta

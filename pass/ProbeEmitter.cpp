@@ -1,0 +1,121 @@
+#include "ProbeEmitter.h"
+
+#include "CostModel.h"
+#include "llvm/IR/MDBuilder.h"
+#include "llvm/Transforms/Utils/BasicBlockUtils.h"
+
+using namespace llvm;
+
+namespace quanta {
+
+ProbeEmitter::ProbeEmitter(Module& M, const Config& cfg)
+    : M_(M), cfg_(cfg), C_(M.getContext()) {
+  unlikely_ = MDBuilder(C_).createBranchWeights(1, 1u << 20);
+  marker_ = M.getOrInsertFunction("__quanta_probe_site", Type::getVoidTy(C_));
+}
+
+CallInst* ProbeEmitter::mark(Instruction* pos) {
+  IRBuilder<> B(pos);
+  CallInst* call = B.CreateCall(marker_);
+  call->setDebugLoc(pos->getDebugLoc());
+  return call;
+}
+
+// The runtime owns the variables; a module that includes probe.h already declares them.
+GlobalVariable* ProbeEmitter::tlsGlobal(StringRef name, Type* ty, bool define) {
+  if (GlobalVariable* GV = M_.getNamedGlobal(name)) return GV;
+  auto* GV = new GlobalVariable(M_, ty, /*isConstant=*/false,
+                                define ? GlobalValue::WeakAnyLinkage : GlobalValue::ExternalLinkage,
+                                define ? Constant::getNullValue(ty) : nullptr, name, nullptr,
+                                GlobalValue::InitialExecTLSModel);
+  return GV;
+}
+
+void ProbeEmitter::emitExecCount(IRBuilder<>& B) {
+  if (!cfg_.countExec) return;
+  Type* i64 = B.getInt64Ty();
+  GlobalVariable* GV = M_.getNamedGlobal("quanta_stat_probes_executed");
+  if (!GV)
+    GV = new GlobalVariable(M_, i64, false, GlobalValue::WeakAnyLinkage, ConstantInt::get(i64, 0),
+                            "quanta_stat_probes_executed");
+  Value* v = B.CreateLoad(i64, GV);
+  B.CreateStore(B.CreateAdd(v, B.getInt64(1)), GV);
+}
+
+// rdtsc; load the thread's deadline; call the slow path once it has passed.
+void ProbeEmitter::emitClockProbe(Instruction* at, bool count) {
+  IRBuilder<> B(at);
+  if (count) emitExecCount(B);
+  Type* i64 = B.getInt64Ty();
+  Value* now = B.CreateIntrinsic(Intrinsic::readcyclecounter, {}, {}, nullptr, "quanta.now");
+  Value* addr = B.CreateThreadLocalAddress(tlsGlobal("quanta_deadline_tsc", i64, false));
+  Value* deadline = B.CreateAlignedLoad(i64, addr, Align(8), "quanta.deadline");
+  Value* late = B.CreateICmpUGE(now, deadline, "quanta.late");
+  Instruction* then = SplitBlockAndInsertIfThen(late, at, false, unlikely_);
+  IRBuilder<> S(then);
+  FunctionCallee slow = M_.getOrInsertFunction("quanta_probe_slow", Type::getVoidTy(C_));
+  S.CreateCall(slow)->setDebugLoc(at->getDebugLoc());
+}
+
+// Two volatile loads: the worker's flag pointer and the flag itself. Volatile keeps GVN's
+// load PRE and LICM from reusing an earlier value on the hot path of a loop, which would
+// leave the task blind to the flag forever.
+void ProbeEmitter::emitFlagProbe(Instruction* at) {
+  IRBuilder<> B(at);
+  emitExecCount(B);
+  Type* ptrTy = B.getPtrTy();
+  Value* addr = B.CreateThreadLocalAddress(tlsGlobal("quanta_flag_word", ptrTy, false));
+  Value* word = B.CreateAlignedLoad(ptrTy, addr, Align(8), /*isVolatile=*/true, "quanta.flagp");
+  Value* flag = B.CreateAlignedLoad(B.getInt32Ty(), word, Align(4), /*isVolatile=*/true, "quanta.flag");
+  Value* set = B.CreateICmpNE(flag, B.getInt32(0), "quanta.set");
+  Instruction* then = SplitBlockAndInsertIfThen(set, at, false, unlikely_);
+  IRBuilder<> S(then);
+  FunctionCallee slow = M_.getOrInsertFunction("quanta_flag_probe_slow", Type::getVoidTy(C_));
+  S.CreateCall(slow)->setDebugLoc(at->getDebugLoc());
+}
+
+unsigned ProbeEmitter::expand(Function& F) {
+  SmallVector<Instruction*, 32> markers;
+  for (BasicBlock& BB : F)
+    for (Instruction& I : BB)
+      if (isProbeMarker(I)) markers.push_back(&I);
+  for (Instruction* m : markers) {
+    if (cfg_.mode == Mode::Flag) emitFlagProbe(m);
+    else emitClockProbe(m);  // clock, and the counter baseline's threshold check
+    m->eraseFromParent();
+  }
+  return markers.size();
+}
+
+unsigned ProbeEmitter::instrumentBlockCounters(
+    Function& F, const std::function<uint64_t(const BasicBlock&)>& cost) {
+  Type* i64 = Type::getInt64Ty(C_);
+  GlobalVariable* acc = tlsGlobal("quanta_ic_count", i64, /*define=*/true);
+  SmallVector<std::pair<BasicBlock*, uint64_t>, 64> work;
+  for (BasicBlock& BB : F) {
+    Instruction* term = BB.getTerminator();
+    if (!term || isa<UnreachableInst>(term) || term->isEHPad() || isa<CatchSwitchInst>(term)) continue;
+    uint64_t c = cost(BB);
+    if (c) work.push_back({&BB, c});
+  }
+  for (auto [BB, c] : work) {
+    Instruction* term = BB->getTerminator();
+    IRBuilder<> B(term);
+    emitExecCount(B);
+    Value* addr = B.CreateThreadLocalAddress(acc);
+    Value* n = B.CreateAdd(B.CreateAlignedLoad(i64, addr, Align(8)), B.getInt64(c), "quanta.ic");
+    Value* fire = B.CreateICmpUGE(n, B.getInt64(cfg_.counterThreshold), "quanta.icfire");
+    B.CreateAlignedStore(B.CreateSelect(fire, B.getInt64(0), n), addr, Align(8));
+    Instruction* then = SplitBlockAndInsertIfThen(fire, term, false, unlikely_);
+    // The counter only gates the clock check (CI-Cycles); the clock decides to yield.
+    emitClockProbe(then, /*count=*/false);
+  }
+  return work.size();
+}
+
+void ProbeEmitter::finish() {
+  if (auto* F = dyn_cast<Function>(marker_.getCallee()))
+    if (F->use_empty()) F->eraseFromParent();
+}
+
+}  // namespace quanta

@@ -1,0 +1,45 @@
+// Turns "a probe belongs here" into IR. Planning code only drops marker calls
+// (__quanta_probe_site), so that loop cloning copies them like any other instruction and
+// the CFG stays untouched until every decision is made; expand() then rewrites each
+// marker into the probe of the chosen mode.
+#pragma once
+
+#include "Config.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Module.h"
+
+#include <functional>
+
+namespace quanta {
+
+class ProbeEmitter {
+ public:
+  ProbeEmitter(llvm::Module& M, const Config& cfg);
+
+  // Drops a marker before `pos` (which must not be a PHI or an EH pad).
+  llvm::CallInst* mark(llvm::Instruction* pos);
+  // Rewrites every marker in F into a probe; returns how many.
+  unsigned expand(llvm::Function& F);
+  // Counter mode (the Compiler-Interrupts-style baseline): every block adds its cost to a
+  // thread-local accumulator; when it passes the threshold the block runs a clock probe.
+  unsigned instrumentBlockCounters(llvm::Function& F,
+                                   const std::function<uint64_t(const llvm::BasicBlock&)>& cost);
+  // Branch weights for "almost never taken".
+  llvm::MDNode* unlikely() const { return unlikely_; }
+  // Removes the marker declaration once no call is left.
+  void finish();
+
+ private:
+  void emitClockProbe(llvm::Instruction* at, bool count = true);
+  void emitFlagProbe(llvm::Instruction* at);
+  void emitExecCount(llvm::IRBuilder<>& B);
+  llvm::GlobalVariable* tlsGlobal(llvm::StringRef name, llvm::Type* ty, bool define);
+
+  llvm::Module& M_;
+  const Config& cfg_;
+  llvm::LLVMContext& C_;
+  llvm::MDNode* unlikely_;
+  llvm::FunctionCallee marker_;
+};
+
+}  // namespace quanta

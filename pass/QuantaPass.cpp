@@ -1,0 +1,152 @@
+#include "QuantaPass.h"
+
+#include "CostModel.h"
+#include "LockGuard.h"
+#include "LoopPlanner.h"
+#include "Placement.h"
+#include "ProbeEmitter.h"
+#include "llvm/Analysis/AssumptionCache.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Transforms/Utils/LoopSimplify.h"
+#include "llvm/Transforms/Utils/LoopUtils.h"
+#include "llvm/Transforms/Utils/ModuleUtils.h"
+#include "llvm/Transforms/Utils/PromoteMemToReg.h"
+
+using namespace llvm;
+
+namespace quanta {
+
+// Functions tagged QUANTA_NO_PREEMPT: clang records annotate("...") in
+// llvm.global.annotations as { ptr function, ptr string, ptr file, i32 line, ptr args }.
+static SmallPtrSet<Function*, 8> noPreemptFunctions(Module& M) {
+  SmallPtrSet<Function*, 8> out;
+  GlobalVariable* GV = M.getNamedGlobal("llvm.global.annotations");
+  if (!GV || !GV->hasInitializer()) return out;
+  auto* arr = dyn_cast<ConstantArray>(GV->getInitializer());
+  if (!arr) return out;
+  for (Value* op : arr->operands()) {
+    auto* entry = dyn_cast<ConstantStruct>(op);
+    if (!entry || entry->getNumOperands() < 2) continue;
+    auto* F = dyn_cast<Function>(entry->getOperand(0)->stripPointerCasts());
+    auto* strGV = dyn_cast<GlobalVariable>(entry->getOperand(1)->stripPointerCasts());
+    if (!F || !strGV || !strGV->hasInitializer()) continue;
+    auto* str = dyn_cast<ConstantDataSequential>(strGV->getInitializer());
+    if (str && str->isCString() && str->getAsCString() == "quanta_no_preempt") out.insert(F);
+  }
+  return out;
+}
+
+static bool instrumentable(Function& F, const SmallPtrSetImpl<Function*>& noPreempt) {
+  return !F.isDeclaration() && !F.hasAvailableExternallyLinkage() && !isRuntimeName(F.getName()) &&
+         !F.hasFnAttribute(Attribute::Naked) && !F.hasFnAttribute("quanta_no_preempt") &&
+         !noPreempt.contains(&F);
+}
+
+namespace {
+struct ModuleStats {
+  unsigned functions = 0, probes = 0, lockSites = 0;
+  LoopStats loops;
+};
+}  // namespace
+
+// Static probe count of this object in section "quanta_probes", so a linked program can
+// sum its own probes between __start_quanta_probes and __stop_quanta_probes.
+static void recordStaticCount(Module& M, Mode mode, unsigned probes) {
+  if (!probes) return;
+  Type* i64 = Type::getInt64Ty(M.getContext());
+  auto* GV = new GlobalVariable(M, i64, true, GlobalValue::PrivateLinkage,
+                                ConstantInt::get(i64, probes), "__quanta_probe_count");
+  GV->setSection("quanta_probes");
+  GV->setAlignment(Align(8));
+  appendToCompilerUsed(M, {GV});
+}
+
+PreservedAnalyses QuantaPass::run(Module& M, ModuleAnalysisManager& MAM) {
+  Config cfg = loadConfig();
+  if (forced_) cfg.mode = *forced_;
+  if (cfg.mode == Mode::None && !lockOnly_) return PreservedAnalyses::all();
+  // Once per module: the optimizer-last hook also fires inside LTO backends and in an
+  // explicit default<O3> after -passes=quanta-..., and probes must not be stacked twice.
+  if (M.getModuleFlag("quanta.instrumented")) return PreservedAnalyses::all();
+
+  SmallPtrSet<Function*, 8> noPreempt = noPreemptFunctions(M);
+  SmallPtrSet<Function*, 32> targets;
+  for (Function& F : M)
+    if (instrumentable(F, noPreempt)) targets.insert(&F);
+  if (targets.empty()) return PreservedAnalyses::all();
+
+  CostModel CM(cfg.extCallCost, targets);
+  ProbeEmitter PE(M, cfg);
+  auto& FAM = MAM.getResult<FunctionAnalysisManagerModuleProxy>(M).getManager();
+  ModuleStats st;
+
+  for (Function& F : M) {
+    if (!targets.contains(&F)) continue;
+    ++st.functions;
+    if (cfg.lockGuard || lockOnly_) st.lockSites += guardLocks(F);
+    if (lockOnly_) {
+      FAM.invalidate(F, PreservedAnalyses::none());
+      continue;
+    }
+
+    if (cfg.mode == Mode::Counter) {
+      st.probes += PE.instrumentBlockCounters(F, [&](const BasicBlock& BB) { return CM.blockCost(BB); });
+      PE.expand(F);
+      FAM.invalidate(F, PreservedAnalyses::none());
+      continue;
+    }
+
+    FAM.invalidate(F, PreservedAnalyses::none());
+    auto& DT = FAM.getResult<DominatorTreeAnalysis>(F);
+    auto& LI = FAM.getResult<LoopAnalysis>(F);
+    auto& SE = FAM.getResult<ScalarEvolutionAnalysis>(F);
+    auto& AC = FAM.getResult<AssumptionAnalysis>(F);
+    // Late in the pipeline loops may have lost their preheaders; the loop rewrites need
+    // preheaders, single latches, dedicated exits and LCSSA.
+    for (Loop* L : LI) {
+      simplifyLoop(L, &DT, &LI, &SE, &AC, nullptr, false);
+      formLCSSARecursively(*L, DT, &LI, &SE);
+    }
+
+    bool clock = cfg.mode == Mode::Clock;
+    uint64_t bound = clock ? cfg.bound : cfg.flagStride;
+    LoopPlanner loops(F, LI, SE, DT, CM, cfg, PE, bound, /*allowVersioning=*/clock);
+    loops.plan();
+    if (clock) placeBoundedPaths(F, LI, loops, CM, PE, cfg.bound);
+    else placeFlagPoints(F, LI, CM, PE, cfg.flagMinFnCost);
+    loops.apply();
+    const LoopStats& ls = loops.stats();
+    st.loops.statics += ls.statics;
+    st.loops.versioned += ls.versioned;
+    st.loops.ivStrided += ls.ivStrided;
+    st.loops.counted += ls.counted;
+    st.loops.every += ls.every;
+
+    st.probes += PE.expand(F);
+    // The loop budget lives in an alloca until now; promote it to SSA registers.
+    SmallVector<AllocaInst*, 1> budget;
+    for (Instruction& I : F.getEntryBlock())
+      if (auto* AI = dyn_cast<AllocaInst>(&I))
+        if (AI->getName().starts_with("quanta.budget")) budget.push_back(AI);
+    if (!budget.empty()) {
+      DominatorTree freshDT(F);
+      PromoteMemToReg(budget, freshDT);
+    }
+    FAM.invalidate(F, PreservedAnalyses::none());
+  }
+  PE.finish();
+  if (!lockOnly_) recordStaticCount(M, cfg.mode, st.probes);
+  M.addModuleFlag(Module::Max, "quanta.instrumented", lockOnly_ ? 0u : unsigned(cfg.mode));
+
+  if (cfg.stats)
+    errs() << "quanta-stats: module=" << M.getName() << " mode=" << modeName(cfg.mode)
+           << " functions=" << st.functions << " probes=" << st.probes
+           << " lock_sites=" << st.lockSites << " loops_static=" << st.loops.statics
+           << " loops_versioned=" << st.loops.versioned << " loops_iv=" << st.loops.ivStrided
+           << " loops_counter=" << st.loops.counted << " loops_every=" << st.loops.every << "\n";
+  return PreservedAnalyses::none();
+}
+
+}  // namespace quanta

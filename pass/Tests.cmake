@@ -1,0 +1,27 @@
+# lit + FileCheck tests of the placement rules (tests/pass/*.ll, *.c, *.cpp).
+set(QUANTA_PASS_TEST_DIR ${CMAKE_CURRENT_LIST_DIR}/../tests/pass)
+configure_file(${QUANTA_PASS_TEST_DIR}/lit.site.cfg.py.in
+               ${CMAKE_CURRENT_BINARY_DIR}/lit-tests/lit.site.cfg.py @ONLY)
+add_test(NAME pass-lit
+         COMMAND python3 /usr/lib/llvm-19/build/utils/lit/lit.py -sv
+                 ${CMAKE_CURRENT_BINARY_DIR}/lit-tests)
+# The tests need the plugin (and, for the wrapper tests, the wrappers) to be built.
+set_tests_properties(pass-lit PROPERTIES LABELS "pass")
+
+# Runtime tests: handlers compiled with the pass, driven through the preemptible-function
+# API of the runtime (needs the quanta_runtime target, i.e. the top-level build).
+if(TARGET quanta_runtime)
+  find_package(GTest REQUIRED)
+  include(${CMAKE_CURRENT_LIST_DIR}/Instrument.cmake)
+  set(rt ${QUANTA_PASS_TEST_DIR}/runtime)
+  add_library(quanta_pass_handlers OBJECT ${rt}/handlers.c)
+  quanta_instrument(quanta_pass_handlers clock)
+  add_library(quanta_pass_handlers_plain OBJECT ${rt}/handlers_plain.c)
+  add_executable(quanta_pass_runtime_test ${rt}/instrumented_test.cc
+                 $<TARGET_OBJECTS:quanta_pass_handlers>
+                 $<TARGET_OBJECTS:quanta_pass_handlers_plain>)
+  target_include_directories(quanta_pass_runtime_test PRIVATE ${rt} ${QUANTA_ROOT}/include)
+  target_link_libraries(quanta_pass_runtime_test PRIVATE GTest::gtest_main quanta_runtime)
+  add_test(NAME pass-runtime COMMAND quanta_pass_runtime_test)
+  set_tests_properties(pass-runtime PROPERTIES LABELS "pass")
+endif()

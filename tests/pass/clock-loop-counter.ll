@@ -1,0 +1,36 @@
+; A loop without an induction variable (pointer chasing) is strided with the function-wide
+; budget: it starts at B (600), each back-edge subtracts the body cost and the clock is
+; read only when the budget goes negative, then refilled. The body costs 25: the
+; p = p->next load counts 20 (a dependent, likely-missing load), the value load 2, the
+; add, compare and branch 1 each. So the clock is read every 25 iterations.
+; RUN: %opt -passes=quanta-clock -quanta-bound=600 -S %s | FileCheck %s
+
+%node = type { ptr, i64 }
+
+; CHECK-LABEL: define i64 @chase(
+; CHECK: loop:
+; CHECK-NEXT: [[B:%quanta.budget.*]] = phi i64 [ 600, %{{.*}} ], [ [[NEXT:%.*]], %{{.*}} ]
+; CHECK: [[LEFT:%.*]] = sub i64 [[B]], 25
+; CHECK-NEXT: %quanta.fire = icmp slt i64 [[LEFT]], 0
+; CHECK-NEXT: br i1 %quanta.fire, label %[[PROBE:.*]], label %[[CONT:.*]], !prof
+; CHECK: [[PROBE]]:
+; CHECK-NEXT: call i64 @llvm.readcyclecounter()
+; CHECK: [[CONT]]:
+; CHECK-NEXT: [[NEXT]] = phi i64 [ 600, %{{.*}} ], [ [[LEFT]], %loop ]
+define i64 @chase(ptr %p) {
+entry:
+  %empty = icmp eq ptr %p, null
+  br i1 %empty, label %done, label %loop
+loop:
+  %cur = phi ptr [ %p, %entry ], [ %next, %loop ]
+  %sum = phi i64 [ 0, %entry ], [ %sum.next, %loop ]
+  %vp = getelementptr inbounds %node, ptr %cur, i64 0, i32 1
+  %v = load i64, ptr %vp
+  %sum.next = add i64 %sum, %v
+  %next = load ptr, ptr %cur
+  %end = icmp eq ptr %next, null
+  br i1 %end, label %done, label %loop
+done:
+  %r = phi i64 [ 0, %entry ], [ %sum.next, %loop ]
+  ret i64 %r
+}

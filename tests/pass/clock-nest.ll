@@ -1,0 +1,45 @@
+; A nest: the inner loop (trip count m, known at entry) is versioned; its fast path adds
+; m * cost from the function-wide budget, and the outer loop, whose trip count is unknown,
+; subtracts its own cost (26: the r = *r pointer load counts 20) and checks the budget on
+; its back-edge. So a run of short inner loops still reaches a probe
+; after about B instructions in total.
+; RUN: %opt -passes=quanta-clock -quanta-bound=600 -S %s | FileCheck %s
+
+; CHECK-LABEL: define i64 @rows(
+; CHECK: outer:
+; CHECK-NEXT: %quanta.budget{{.*}} = phi i64 [ 600, %entry ]
+; CHECK: %quanta.short = icmp ult i64
+; CHECK: inner.quanta.ph.quanta.fast:
+; CHECK: %quanta.fastcost = mul i64 %{{.*}}, 6
+; CHECK: inner.quanta.fast:
+; CHECK-NOT: readcyclecounter
+; CHECK: br i1 %{{.*}}, label %outer.latch.loopexit, label %inner.quanta.fast
+; CHECK: outer.latch:
+; CHECK: sub i64 %quanta.budget{{.*}}, 26
+; CHECK: %quanta.fire{{.*}} = icmp slt i64 %{{.*}}, 0
+; CHECK: readcyclecounter
+define i64 @rows(ptr %a, ptr %rows, i64 %m) {
+entry:
+  br label %outer
+outer:
+  %r = phi ptr [ %rows, %entry ], [ %r.next, %outer.latch ]
+  %acc = phi i64 [ 0, %entry ], [ %acc.next, %outer.latch ]
+  %has = icmp ne i64 %m, 0
+  br i1 %has, label %inner, label %outer.latch
+inner:
+  %i = phi i64 [ 0, %outer ], [ %i.next, %inner ]
+  %s = phi i64 [ %acc, %outer ], [ %s.next, %inner ]
+  %p = getelementptr inbounds i64, ptr %a, i64 %i
+  %v = load i64, ptr %p
+  %s.next = add i64 %s, %v
+  %i.next = add nuw i64 %i, 1
+  %end = icmp eq i64 %i.next, %m
+  br i1 %end, label %outer.latch, label %inner
+outer.latch:
+  %acc.next = phi i64 [ %acc, %outer ], [ %s.next, %inner ]
+  %r.next = load ptr, ptr %r
+  %stop = icmp eq ptr %r.next, null
+  br i1 %stop, label %done, label %outer
+done:
+  ret i64 %acc.next
+}

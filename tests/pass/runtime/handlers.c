@@ -1,0 +1,40 @@
+/* Request handlers written as ordinary code: no yields, no probes, no quanta calls. The
+ * test builds this file twice, with the pass (HANDLER(x) = x) and without it
+ * (HANDLER(x) = plain_##x), so results can be compared with an uninstrumented run. */
+#include <pthread.h>
+#include <stdint.h>
+
+#include "handlers.h"
+
+/* A data-dependent mixing loop: long enough to span many 2 µs quanta. */
+static uint64_t mix(uint64_t x, uint64_t rounds) {
+  for (uint64_t i = 0; i < rounds; i++) {
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 29;
+    if (x & 1) x += i;
+  }
+  return x;
+}
+
+void HANDLER(spin_handler)(void* arg) {
+  struct spin_request* r = (struct spin_request*)arg;
+  r->result = mix(r->seed, r->rounds);
+  r->done_order = ++*r->finished;
+}
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Works for a long time with the lock held, then again without it. The driver bumps
+ * *epoch each time the handler gives the CPU back; the handler records the epoch around
+ * its critical section. */
+void HANDLER(locked_handler)(void* arg) {
+  struct locked_request* r = (struct locked_request*)arg;
+  pthread_mutex_lock(&lock);
+  r->epoch_at_lock = *r->epoch;
+  uint64_t x = mix(r->seed, r->rounds);
+  r->epoch_at_unlock = *r->epoch;
+  pthread_mutex_unlock(&lock);
+  r->result = mix(x, r->rounds);
+  r->epoch_at_end = *r->epoch;
+}

@@ -1,0 +1,39 @@
+#ifndef QUANTA_TESTS_PASS_HANDLERS_H
+#define QUANTA_TESTS_PASS_HANDLERS_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct spin_request {
+  uint64_t seed;
+  uint64_t rounds;
+  uint64_t result;
+  int* finished;    /* shared completion counter */
+  int done_order;   /* 1 for the first request to finish, 2 for the second, ... */
+};
+
+struct locked_request {
+  uint64_t seed;
+  uint64_t rounds;
+  uint64_t result;
+  const volatile uint64_t* epoch;
+  uint64_t epoch_at_lock, epoch_at_unlock, epoch_at_end;
+};
+
+#ifndef HANDLER
+#define HANDLER(name) name
+#endif
+
+void spin_handler(void* arg);
+void locked_handler(void* arg);
+void plain_spin_handler(void* arg);
+void plain_locked_handler(void* arg);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

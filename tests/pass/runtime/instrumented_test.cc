@@ -1,0 +1,84 @@
+// Runtime behaviour of code compiled with the quanta pass (clock mode) and run through
+// the preemptible-function API. Only counts and orderings are asserted, never times.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+
+#include "handlers.h"
+#include "quanta/fn.h"
+
+namespace {
+
+// 2 µs quanta; a handler of 20M mixing rounds runs for milliseconds, i.e. thousands of
+// quanta, so "preempted at least 10 times" holds however slow or loaded the machine is.
+constexpr uint64_t kLongRounds = 20'000'000;
+constexpr uint64_t kShortRounds = 2'000;
+
+uint64_t quantum() { return static_cast<uint64_t>(2 * quanta_tsc_per_us()); }
+
+uint64_t plainResult(uint64_t seed, uint64_t rounds) {
+  int finished = 0;
+  spin_request r{seed, rounds, 0, &finished, 0};
+  plain_spin_handler(&r);
+  return r.result;
+}
+
+TEST(InstrumentedHandler, IsPreemptedRepeatedlyWithoutManualYields) {
+  int finished = 0;
+  spin_request r{7, kLongRounds, 0, &finished, 0};
+  quanta_fn* f = quanta_fn_launch(spin_handler, &r, quantum(), 0);
+  ASSERT_NE(f, nullptr);
+  uint64_t resumes = 0;
+  while (!quanta_fn_completed(f)) {
+    quanta_fn_resume(f, quantum());
+    ++resumes;
+  }
+  EXPECT_GE(quanta_fn_yields(f), 10u);
+  EXPECT_EQ(quanta_fn_yields(f), resumes);
+  EXPECT_EQ(r.result, plainResult(7, kLongRounds));  // probes change timing, not results
+  quanta_fn_destroy(f);
+}
+
+TEST(InstrumentedHandler, ShortRequestBehindLongOneFinishesFirst) {
+  int finished = 0;
+  spin_request longReq{1, kLongRounds, 0, &finished, 0};
+  spin_request shortReq{2, kShortRounds, 0, &finished, 0};
+  // The long request arrives first; round robin with one quantum each.
+  quanta_fn* fl = quanta_fn_launch(spin_handler, &longReq, quantum(), 0);
+  quanta_fn* fs = quanta_fn_launch(spin_handler, &shortReq, quantum(), 0);
+  ASSERT_NE(fl, nullptr);
+  ASSERT_NE(fs, nullptr);
+  while (!quanta_fn_completed(fl) || !quanta_fn_completed(fs)) {
+    if (!quanta_fn_completed(fl)) quanta_fn_resume(fl, quantum());
+    if (!quanta_fn_completed(fs)) quanta_fn_resume(fs, quantum());
+  }
+  EXPECT_EQ(shortReq.done_order, 1);
+  EXPECT_EQ(longReq.done_order, 2);
+  EXPECT_GE(quanta_fn_yields(fl), 10u);
+  EXPECT_EQ(shortReq.result, plainResult(2, kShortRounds));
+  EXPECT_EQ(longReq.result, plainResult(1, kLongRounds));
+  quanta_fn_destroy(fl);
+  quanta_fn_destroy(fs);
+}
+
+TEST(InstrumentedHandler, NotPreemptedWhileHoldingALock) {
+  volatile uint64_t epoch = 0;
+  locked_request r{3, kLongRounds, 0, &epoch, 0, 0, 0};
+  quanta_fn* f = quanta_fn_launch(locked_handler, &r, quantum(), 0);
+  ASSERT_NE(f, nullptr);
+  epoch = epoch + 1;
+  while (!quanta_fn_completed(f)) {
+    quanta_fn_resume(f, quantum());
+    epoch = epoch + 1;
+  }
+  // The critical section spans thousands of quanta yet no yield happened inside it...
+  EXPECT_EQ(r.epoch_at_lock, r.epoch_at_unlock);
+  // ...while the same work after the unlock was preempted many times.
+  EXPECT_GE(r.epoch_at_end - r.epoch_at_unlock, 10u);
+  locked_request p{3, kLongRounds, 0, &epoch, 0, 0, 0};
+  plain_locked_handler(&p);
+  EXPECT_EQ(r.result, p.result);
+  quanta_fn_destroy(f);
+}
+
+}  // namespace
