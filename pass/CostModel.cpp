@@ -61,11 +61,23 @@ static uint64_t loadCost(const LoadInst& LI) {
   return kLoadCost;
 }
 
+// Reading the cycle counter (rdtsc) takes about 25 cycles here, far more than the one
+// unit a call into the runtime or an intrinsic is otherwise charged: a loop that polls
+// quanta_task_cpu_cycles() would otherwise get probes many microseconds apart.
+static constexpr uint64_t kClockReadCost = 25;
+
+static bool readsClock(const CallBase& CB) {
+  if (auto* II = dyn_cast<IntrinsicInst>(&CB)) return II->getIntrinsicID() == Intrinsic::readcyclecounter;
+  Function* callee = CB.getCalledFunction();
+  return callee && callee->getName() == "quanta_task_cpu_cycles";
+}
+
 uint64_t CostModel::instCost(const Instruction& I) const {
   if (isa<PHINode>(I) || isProbeMarker(I)) return 0;
   // Address arithmetic and casts fold into addressing modes or vanish in codegen.
   if (isa<GetElementPtrInst>(I) || isa<CastInst>(I) || isa<FreezeInst>(I)) return 0;
   if (auto* LI = dyn_cast<LoadInst>(&I)) return loadCost(*LI);
+  if (auto* CB = dyn_cast<CallBase>(&I); CB && readsClock(*CB)) return kClockReadCost;
   if (auto* II = dyn_cast<IntrinsicInst>(&I)) {
     if (isFreeIntrinsic(*II)) return 0;
     // Block copies and fills have data-dependent length; charge them like a short call.

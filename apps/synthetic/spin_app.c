@@ -2,6 +2,12 @@
 
 #include <string.h>
 
+/* The three compilations of spin_handler.c. Not named quanta_*: the pass leaves the
+ * runtime's own functions (that prefix) uninstrumented. */
+void synthetic_spin_handle_clock(const quanta_request* request, quanta_response* response);
+void synthetic_spin_handle_flag(const quanta_request* request, quanta_response* response);
+void synthetic_spin_handle_plain(const quanta_request* request, quanta_response* response);
+
 static int spin_setup(const char* config) {
   (void)config;
   return 0;
@@ -12,29 +18,34 @@ static int spin_setup_worker(int worker_index) {
   return 0;
 }
 
-/* Written against the public API only, as any application would be. The probes are placed
- * by hand here (both kinds: the one the runtime's mechanism does not use never fires):
- * this loop is what the compiler pass instruments automatically in other code. The
- * result is a checksum over the work, so the loop cannot be optimized away. */
-/* In the quanta_text section: a preemption signal may switch away anywhere in it. */
-QUANTA_SIGNAL_SAFE static void spin_handle(const quanta_request* request, quanta_response* response) {
-  uint64_t service_cycles = 0;
-  memcpy(&service_cycles, request->payload, sizeof service_cycles);
-  uint64_t state = request->id | 1;
-  while (quanta_task_cpu_cycles() < service_cycles) {
-    for (int i = 0; i < 8; ++i) state = state * 6364136223846793005ull + 1442695040888963407ull;
-    quanta_probe();
-    quanta_flag_probe();
-  }
-  response->status = 0;
-  response->value = state;
-}
-
-static const quanta_app kSpinApp = {
+/* Written against the public API only, as any application would be. */
+static const quanta_app kSpinClock = {
     .name = "spin",
     .setup = spin_setup,
     .setup_worker = spin_setup_worker,
-    .handle_request = spin_handle,
+    .handle_request = synthetic_spin_handle_clock,
+};
+static const quanta_app kSpinFlag = {
+    .name = "spin",
+    .setup = spin_setup,
+    .setup_worker = spin_setup_worker,
+    .handle_request = synthetic_spin_handle_flag,
+};
+static const quanta_app kSpinPlain = {
+    .name = "spin",
+    .setup = spin_setup,
+    .setup_worker = spin_setup_worker,
+    .handle_request = synthetic_spin_handle_plain,
 };
 
-const quanta_app* quanta_spin_app(void) { return &kSpinApp; }
+const quanta_app* quanta_spin_app_for(const char* mechanism) {
+  if (mechanism == NULL) return NULL;
+  /* hybrid: clock probes end quanta, the signal is only the backstop. */
+  if (strcmp(mechanism, "clock") == 0 || strcmp(mechanism, "hybrid") == 0) return &kSpinClock;
+  if (strcmp(mechanism, "flag") == 0) return &kSpinFlag;
+  /* signal interrupts uninstrumented code; none needs no probes and pays for none. */
+  if (strcmp(mechanism, "signal") == 0 || strcmp(mechanism, "none") == 0) return &kSpinPlain;
+  return NULL;
+}
+
+const quanta_app* quanta_spin_app(void) { return &kSpinClock; }

@@ -1,6 +1,7 @@
 /* The synthetic application: each request carries a service time in cycles (the 8-byte
  * payload), and the handler stays on the CPU for exactly that long, counting only the
- * time it actually runs (not the time it spends preempted). */
+ * time it actually runs (not the time it spends preempted). Its handler is plain C
+ * compiled with the quanta pass (spin_handler.c). */
 #ifndef QUANTA_APPS_SPIN_APP_H
 #define QUANTA_APPS_SPIN_APP_H
 
@@ -10,6 +11,11 @@
 extern "C" {
 #endif
 
+/* The copy of the handler whose probes match `mechanism` (a --preempt name): clock probes
+ * for clock and hybrid, flag probes for flag, no probes for signal and none. NULL for an
+ * unknown name. */
+const quanta_app* quanta_spin_app_for(const char* mechanism);
+/* The clock-probe copy. */
 const quanta_app* quanta_spin_app(void);
 
 #ifdef __cplusplus

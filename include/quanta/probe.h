@@ -39,7 +39,8 @@ void quanta_yield(void);
 
 /* Cycles the running task has been on the CPU so far, not counting the time it spent
  * preempted; 0 outside a task. A handler that must consume a given amount of CPU (the
- * synthetic spin handler) loops on this. */
+ * synthetic spin handler) loops on this. Also a safe point: a preemption signal that
+ * arrived while the task was in code the signal may not switch is honoured here. */
 uint64_t quanta_task_cpu_cycles(void);
 
 /* Nesting counter. While it is above zero a probe or a yield never switches; a

@@ -56,8 +56,15 @@ void quanta_flag_probe_slow(void) {
 void quanta_yield(void) { quanta::yield_or_defer(); }
 
 uint64_t quanta_task_cpu_cycles(void) {
-  const quanta::PreemptState& state = quanta::t_preempt_state;
+  quanta::PreemptState& state = quanta::t_preempt_state;
   if (!state.in_task) return 0;
+  // A call into the runtime is a safe point: a preemption signal that landed in code it
+  // may not switch (this function, libc) is honoured here, so an uninstrumented handler
+  // that polls its CPU time is still preempted.
+  if (state.pending && state.disable_depth == 0) {
+    state.pending = false;
+    quanta::TaskRunner::current()->yield_running();
+  }
   return state.attained_before_cycles + (quanta_read_tsc() - state.quantum_start_tsc);
 }
 

@@ -22,7 +22,7 @@ RunConfig overload(const std::string& on_full) {
 
 TEST(Accounting, DroppedRequestsAreCountedAndNothingIsLost) {
   const RunConfig c = overload("drop");
-  const RunResult r = run_in_process(c, Workload::parse(c.workload), *quanta_spin_app());
+  const RunResult r = run_in_process(c, Workload::parse(c.workload), *quanta_spin_app_for(c.preempt.c_str()));
   EXPECT_GT(r.dispatch.dropped, 0u);
   EXPECT_EQ(r.dispatch.generated, r.completed + r.dispatch.dropped);
   EXPECT_EQ(r.dispatch.full_ring_waits, 0u);
@@ -30,7 +30,7 @@ TEST(Accounting, DroppedRequestsAreCountedAndNothingIsLost) {
 
 TEST(Accounting, WaitingOnAFullRingDropsNothingAndCountsTheStalls) {
   const RunConfig c = overload("wait");
-  const RunResult r = run_in_process(c, Workload::parse(c.workload), *quanta_spin_app());
+  const RunResult r = run_in_process(c, Workload::parse(c.workload), *quanta_spin_app_for(c.preempt.c_str()));
   EXPECT_EQ(r.dispatch.dropped, 0u);
   EXPECT_EQ(r.dispatch.generated, r.completed);
   EXPECT_GT(r.dispatch.full_ring_waits, 0u);

@@ -27,7 +27,7 @@ RunResult run(const std::string& workload, const std::string& local, double quan
   c.duration_s = 2.0;
   c.warmup_frac = 0.1;
   c.seed = 5;
-  return run_in_process(c, Workload::parse(workload), *quanta_spin_app());
+  return run_in_process(c, Workload::parse(workload), *quanta_spin_app_for(c.preempt.c_str()));
 }
 
 // At load 0.5 no policy leaves the median short request slowed 50x: a run that did was

@@ -26,7 +26,7 @@ RunConfig signal_config(const std::string& preempt) {
 
 TEST(SignalPreempt, LongRequestsArePreemptedFromInsideTheHandler) {
   const RunConfig c = signal_config("signal");
-  const RunResult r = run_in_process(c, Workload::parse(c.workload), *quanta_spin_app());
+  const RunResult r = run_in_process(c, Workload::parse(c.workload), *quanta_spin_app_for(c.preempt.c_str()));
   EXPECT_EQ(r.completed, r.dispatch.generated);
   EXPECT_GT(r.monitor_actions, 0u);
   EXPECT_GT(r.signal_switches, 0u) << "the spin handler is signal-safe code";
@@ -51,7 +51,7 @@ TEST(SignalPreempt, NeverSwitchesOutsideSafeCodeOrInsideADisabledRegion) {
 
 TEST(SignalPreempt, HybridBackstopRarelyFiresWhenProbesAreThere) {
   const RunConfig c = signal_config("hybrid");
-  const RunResult r = run_in_process(c, Workload::parse(c.workload), *quanta_spin_app());
+  const RunResult r = run_in_process(c, Workload::parse(c.workload), *quanta_spin_app_for(c.preempt.c_str()));
   EXPECT_EQ(r.completed, r.dispatch.generated);
   // Clock probes end quanta at 50 us; a signal goes out only for a quantum still running
   // at 100 us (a VM stall can cause that), so far fewer signals than quanta.

@@ -56,7 +56,7 @@ RunResult run_small(const std::string& workload, const std::string& local, const
   config.seed = seed;
   config.preempt = preempt;
   config.quantum_us = quantum_us;
-  return run_in_process(config, Workload::parse(workload), *quanta_spin_app());
+  return run_in_process(config, Workload::parse(workload), *quanta_spin_app_for(preempt.c_str()));
 }
 
 }  // namespace quanta::testing

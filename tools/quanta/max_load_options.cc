@@ -75,7 +75,7 @@ int run_max_load_command(const std::vector<RunConfig>& configs, const MaxLoadOpt
                          const std::string& format) {
   const Workload workload = Workload::parse(configs.front().workload);
   return max_load_command(configs, options, format, [&](const RunConfig& config) {
-    return run_to_json(run_in_process(config, workload, *quanta_spin_app()), workload, "run");
+    return run_to_json(run_in_process(config, workload, *quanta_spin_app_for(config.preempt.c_str())), workload, "run");
   });
 }
 

@@ -31,7 +31,7 @@ int run_command(const RunOptions& options) {
       std::fprintf(stderr, "quanta: running %s/%s/%s for %g s...\n", config.local_policy.c_str(),
                    config.dispatch_policy.c_str(), config.preempt.c_str(), config.duration_s);
     }
-    const RunResult result = run_in_process(config, workload, *quanta_spin_app());
+    const RunResult result = run_in_process(config, workload, *quanta_spin_app_for(config.preempt.c_str()));
     reports.push_back(run_to_json(result, workload, "run"));
     reports.back()["config"]["runtime"] = "quanta";
   }
