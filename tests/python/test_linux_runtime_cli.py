@@ -62,3 +62,14 @@ def test_bad_linux_options_exit_2_naming_the_option(run_quanta, args, named):
 def test_text_output_names_the_kernel_runtime(run_quanta):
     proc = run_quanta("run", "--runtime", "linux", "--duration-s", "0.2", check=True)
     assert "sched-other/shared-queue/kernel" in proc.stdout
+
+
+def test_max_load_searches_the_kernel_thread_baseline(run_json):
+    # The same bisection as for quanta's runtime; the answer depends on the machine, the
+    # shape of the search does not: one point per step, each run on kernel threads.
+    out = run_json("run", "--runtime", "linux", "--workload", "exp1", "--max-load", "all:p50-slowdown<=1000",
+                   "--max-load-steps", "2", "--duration-s", "0.2", "--seed", "3")
+    assert out["config"]["runtime"] == "linux"
+    assert len(out["points"]) == 2
+    assert out["run"]["config"]["runtime"] == "linux"
+    assert 0.0 <= out["max_load"] < 1.0

@@ -52,7 +52,7 @@ int main(int argc, char** argv) {
 
   try {
     if (run->parsed() && !run_max_load.objective.empty()) {
-      return quanta::run_max_load_command(quanta::expand_runs(run_options), run_max_load, run_options.format);
+      return quanta::run_max_load_command(run_options, run_max_load);
     }
     if (run->parsed()) return quanta::run_command(run_options);
     if (sim->parsed()) return quanta::sim_command(sim_options);

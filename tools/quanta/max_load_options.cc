@@ -5,8 +5,7 @@
 
 #include "experiment/report.h"
 #include "io/workload.h"
-#include "runtime/in_process_run.h"
-#include "spin_app.h"
+#include "run_command.h"
 
 namespace quanta {
 
@@ -47,8 +46,15 @@ int max_load_command(const std::vector<RunConfig>& configs, const MaxLoadOptions
       objective_value(objective, run);  // an unknown class fails on the first run, not after the search
       return run;
     };
-    nlohmann::json result = find_max_load(objective, at_load, search);
+    std::string runtime;  // quanta or linux for real runs; the simulator has none
+    auto at_load_noting_runtime = [&](double load) {
+      nlohmann::json run = at_load(load);
+      runtime = run["config"].value("runtime", runtime);
+      return run;
+    };
+    nlohmann::json result = find_max_load(objective, at_load_noting_runtime, search);
     result["config"] = {{"local", base.local_policy}, {"dispatch", base.dispatch_policy}, {"preempt", base.preempt}};
+    if (!runtime.empty()) result["config"]["runtime"] = runtime;
     searches.push_back(std::move(result));
   }
   if (format == "json") {
@@ -57,9 +63,12 @@ int max_load_command(const std::vector<RunConfig>& configs, const MaxLoadOptions
     return 0;
   }
   for (const nlohmann::json& s : searches) {
-    std::printf("%s/%s/%s  objective %s\n", s["config"]["local"].get<std::string>().c_str(),
-                s["config"]["dispatch"].get<std::string>().c_str(), s["config"]["preempt"].get<std::string>().c_str(),
-                s["objective"].get<std::string>().c_str());
+    const nlohmann::json& c = s["config"];
+    const std::string label = c.value("runtime", "") == "linux" ? std::string("linux kernel threads")
+                                                      : c["local"].get<std::string>() + "/" +
+                                                            c["dispatch"].get<std::string>() + "/" +
+                                                            c["preempt"].get<std::string>();
+    std::printf("%s  objective %s\n", label.c_str(), s["objective"].get<std::string>().c_str());
     std::printf("  %10s %14s %14s  %s\n", "load", "rate rps", "value", "met");
     for (const auto& p : s["points"]) {
       std::printf("  %10.4f %14.4g %14.4g  %s\n", p["load"].get<double>(), p["rate_rps"].get<double>(),
@@ -71,12 +80,10 @@ int max_load_command(const std::vector<RunConfig>& configs, const MaxLoadOptions
   return 0;
 }
 
-int run_max_load_command(const std::vector<RunConfig>& configs, const MaxLoadOptions& options,
-                         const std::string& format) {
-  const Workload workload = Workload::parse(configs.front().workload);
-  return max_load_command(configs, options, format, [&](const RunConfig& config) {
-    return run_to_json(run_in_process(config, workload, *quanta_spin_app_for(config.preempt.c_str())), workload, "run");
-  });
+int run_max_load_command(const RunOptions& run_options, const MaxLoadOptions& options) {
+  const Workload workload = Workload::parse(run_options.base.workload);
+  return max_load_command(expand_runs(run_options), options, run_options.format,
+                          [&](const RunConfig& config) { return run_once(run_options, config, workload); });
 }
 
 }  // namespace quanta

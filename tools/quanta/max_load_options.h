@@ -11,6 +11,7 @@
 
 #include "experiment/max_load.h"
 #include "experiment/run_config.h"
+#include "run_options.h"
 
 namespace quanta {
 
@@ -32,8 +33,8 @@ void add_max_load_options(CLI::App& command, MaxLoadOptions& options);
 int max_load_command(const std::vector<RunConfig>& configs, const MaxLoadOptions& options, const std::string& format,
                      const std::function<nlohmann::json(const RunConfig&)>& run_one);
 
-// `quanta run --max-load`: the search over real runs of the built-in spin app.
-int run_max_load_command(const std::vector<RunConfig>& configs, const MaxLoadOptions& options,
-                         const std::string& format);
+// `quanta run --max-load`: the search over real runs of the built-in spin app, on the
+// runtime the options choose (--runtime quanta or linux).
+int run_max_load_command(const RunOptions& run_options, const MaxLoadOptions& options);
 
 }  // namespace quanta
