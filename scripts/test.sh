@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sets up a fresh machine, builds, and runs every test: unit, pass, integration and
-# command-line tests, then the unit and integration tests again under ASan + UBSan.
+# command-line tests, LevelDB's test suite on instrumented builds, then the unit and
+# integration tests again under ASan + UBSan.
 # Tests that spin every CPU run one at a time (RUN_SERIAL); the rest run in parallel.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -8,6 +9,13 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 bash scripts/build.sh
 (cd build && ctest --output-on-failure -j"$(nproc)")
+
+# Real code: LevelDB (Debian's source package) built with the compiler wrappers in clock
+# and flag modes, and its own test suite run on each build.
+for mode in clock flag; do
+  bash scripts/leveldb/build.sh "$mode"
+  bash scripts/leveldb/test.sh "$mode"
+done
 
 bash scripts/build.sh --sanitize
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j"$(nproc)")

@@ -7,4 +7,5 @@ root="$(cd "$(dirname "$0")/../.." && pwd)"
 out="$root/third_party_src/leveldb/build-$mode"
 [ -x "$out/db_test" ] || { echo "test.sh: build $mode first (build.sh $mode)" >&2; exit 2; }
 cd "$out"
-ctest --output-on-failure -j2
+# Serially: the tests share one scratch directory (/tmp/leveldbtest-UID) and collide in parallel.
+ctest --output-on-failure
