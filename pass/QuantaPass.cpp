@@ -44,6 +44,16 @@ static bool instrumentable(Function& F, const SmallPtrSetImpl<Function*>& noPree
          !noPreempt.contains(&F);
 }
 
+// Instrumented code goes to the quanta_text section, which the runtime's preemption
+// signal handler treats as safe to switch out of (docs/runtime.md): code compiled by the
+// pass takes no lock unbracketed and keeps no state a switch could break. A function
+// with a section of its own keeps it; so does a comdat one (an inline or template
+// function whose copies the linker merges: another object may have compiled it without
+// the pass), and it stays preemptible at its probes.
+static void markSignalSafe(Function& F) {
+  if (!F.hasSection() && !F.hasComdat()) F.setSection("quanta_text");
+}
+
 namespace {
 struct ModuleStats {
   unsigned functions = 0, probes = 0, lockSites = 0;
@@ -125,6 +135,7 @@ PreservedAnalyses QuantaPass::run(Module& M, ModuleAnalysisManager& MAM) {
     st.loops.every += ls.every;
 
     st.probes += PE.expand(F);
+    markSignalSafe(F);
     // The loop budget lives in an alloca until now; promote it to SSA registers.
     SmallVector<AllocaInst*, 1> budget;
     for (Instruction& I : F.getEntryBlock())
