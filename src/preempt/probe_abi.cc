@@ -30,6 +30,15 @@ bool flag_names_this_quantum(PreemptState& state) {
   return false;
 }
 
+// Reads the calling thread's state afresh. Out of line on purpose: after a yield the task
+// may run on another thread, and a caller could still hold the thread-local's address
+// from before the switch.
+__attribute__((noinline)) uint64_t running_task_cpu_cycles() {
+  const PreemptState& state = t_preempt_state;
+  if (!state.in_task) return 0;
+  return state.attained_before_cycles + (quanta_read_tsc() - state.quantum_start_tsc);
+}
+
 void yield_or_defer() {
   PreemptState& state = quanta::t_preempt_state;
   if (!state.in_task) return;  // a probe in code that is not a task never switches
@@ -57,15 +66,15 @@ void quanta_yield(void) { quanta::yield_or_defer(); }
 
 uint64_t quanta_task_cpu_cycles(void) {
   quanta::PreemptState& state = quanta::t_preempt_state;
-  if (!state.in_task) return 0;
   // A call into the runtime is a safe point: a preemption signal that landed in code it
   // may not switch (this function, libc) is honoured here, so an uninstrumented handler
   // that polls its CPU time is still preempted.
-  if (state.pending && state.disable_depth == 0) {
+  if (state.in_task && state.pending && state.disable_depth == 0) {
     state.pending = false;
     quanta::TaskRunner::current()->yield_running();
   }
-  return state.attained_before_cycles + (quanta_read_tsc() - state.quantum_start_tsc);
+  // Not `state`: the task may have resumed on another thread.
+  return quanta::running_task_cpu_cycles();
 }
 
 void quanta_preempt_disable(void) {
