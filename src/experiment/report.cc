@@ -47,7 +47,9 @@ json run_to_json(const RunResult& r, const Workload& workload, const char* mode)
               {"task_slots", c.task_slots},
               {"stack_kib", c.stack_kib},
               {"ring_capacity", c.ring_capacity},
-              {"on_full", c.on_full}};
+              {"on_full", c.on_full},
+              {"dispatcher_works", c.dispatcher_works},
+              {"oversubscribe", c.oversubscribe}};
 
   json classes = json::object();
   ClassStats overall;
@@ -83,6 +85,11 @@ json run_to_json(const RunResult& r, const Workload& workload, const char* mode)
                 {"monitor_actions", r.monitor_actions},
                 {"signals", {{"received", r.signals_received}, {"switched", r.signal_switches},
                              {"deferred", r.signals_deferred}}},
+                {"central",
+                 {{"migrations", r.migrations},
+                  {"requeued", r.requeued},
+                  {"max_outstanding_per_worker", r.max_outstanding},
+                  {"dispatcher_requests", r.dispatcher_requests}}},
                 {"elapsed_s", r.elapsed_s},
                 {"tsc_ghz", r.tsc_per_ns}}}};
 }

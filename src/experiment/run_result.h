@@ -31,6 +31,11 @@ struct RunResult {
   uint64_t signals_received = 0;    // preemption-signal handler runs on the workers
   uint64_t signal_switches = 0;     // ... that switched away from the task
   uint64_t signals_deferred = 0;    // ... that left a pending preemption (unsafe code)
+  // Centralized dispatch (central, jbsq:K) only.
+  uint64_t migrations = 0;          // quanta of a task whose previous quantum ran on another worker
+  uint64_t requeued = 0;            // preempted quanta sent back to the central queue
+  uint32_t max_outstanding = 0;     // most requests a worker held at once (JBSQ's bound K)
+  uint64_t dispatcher_requests = 0; // requests the dispatcher ran itself (--dispatcher-works)
   ClassStatsSet classes;            // measured requests only (after warm-up)
 };
 

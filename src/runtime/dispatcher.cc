@@ -11,6 +11,15 @@ namespace {
 constexpr uint32_t kRefreshEveryWhenLate = 8;
 }  // namespace
 
+RequestMsg request_msg_for(const DispatchPlan& plan, const Arrival& arrival, uint64_t id, uint64_t due_tsc) {
+  return RequestMsg{id,
+                    due_tsc,
+                    arrival.service_ns,
+                    static_cast<uint16_t>(arrival.class_index),
+                    static_cast<uint16_t>(arrival.arrival_ns >= plan.measure_from_ns ? kRequestMeasured : 0),
+                    plan.payload_of ? plan.payload_of(arrival) : 0};
+}
+
 Dispatcher::Dispatcher(std::span<const WorkerPort> workers, DispatchPolicy& policy)
     : workers_(workers), policy_(policy), loads_(workers.size()), assigned_(workers.size(), 0) {}
 
@@ -29,7 +38,7 @@ DispatchTotals Dispatcher::run(const DispatchPlan& plan) {
   const uint64_t late_cycles = ns_to_cycles(1000);
   uint32_t since_refresh = kRefreshEveryWhenLate;
   for (const Arrival& arrival : plan.schedule) {
-    const uint64_t due_tsc = plan.start_tsc + static_cast<uint64_t>(static_cast<double>(arrival.arrival_ns) * cycles_per_ns);
+    const uint64_t due_tsc = due_tsc_of(plan, arrival, cycles_per_ns);
     uint64_t now = read_tsc();
     const bool on_time = now < due_tsc;
     while (now < due_tsc) {
@@ -44,12 +53,7 @@ DispatchTotals Dispatcher::run(const DispatchPlan& plan) {
     }
     ++totals.generated;
     const uint32_t chosen = policy_.choose(loads_);
-    const RequestMsg msg{totals.generated - 1,
-                         due_tsc,
-                         arrival.service_ns,
-                         static_cast<uint16_t>(arrival.class_index),
-                         static_cast<uint16_t>(arrival.arrival_ns >= plan.measure_from_ns ? kRequestMeasured : 0),
-                         plan.payload_of ? plan.payload_of(arrival) : 0};
+    const RequestMsg msg = request_msg_for(plan, arrival, totals.generated - 1, due_tsc);
     SpscRing<RequestMsg>& ring = *workers_[chosen].ring;
     if (!ring.try_push(msg)) {
       if (plan.on_full == FullRingAction::kDrop) {

@@ -26,6 +26,14 @@ struct DispatchPlan {
   uint64_t (*payload_of)(const Arrival&) = nullptr;  // what the handler receives
 };
 
+// The message for one arrival of the plan: `id` counts requests from 0, `due_tsc` is the
+// intended arrival on the cycle counter (latency counts from it).
+RequestMsg request_msg_for(const DispatchPlan& plan, const Arrival& arrival, uint64_t id, uint64_t due_tsc);
+// The intended arrival of `arrival` on the cycle counter.
+inline uint64_t due_tsc_of(const DispatchPlan& plan, const Arrival& arrival, double cycles_per_ns) {
+  return plan.start_tsc + static_cast<uint64_t>(static_cast<double>(arrival.arrival_ns) * cycles_per_ns);
+}
+
 // What the dispatcher sees of one worker: the ring it feeds and the counter line it reads.
 struct WorkerPort {
   SpscRing<RequestMsg>* ring;

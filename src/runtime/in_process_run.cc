@@ -5,6 +5,8 @@
 #include <string>
 
 #include "core/tsc.h"
+#include "policy/central_policy.h"
+#include "runtime/central_dispatcher.h"
 #include "runtime/cpu_layout.h"
 #include "runtime/dispatcher.h"
 #include "runtime/quantum_monitor.h"
@@ -40,6 +42,64 @@ std::unique_ptr<QuantumMonitor> make_monitor(std::span<const WorkerPort> ports, 
   return nullptr;
 }
 
+DispatchPlan make_plan(const RunConfig& config, std::span<const Arrival> schedule) {
+  DispatchPlan plan;
+  plan.schedule = schedule;
+  plan.measure_from_ns = static_cast<uint64_t>(config.warmup_frac * config.duration_s * 1e9);
+  plan.on_full = config.on_full == "drop" ? FullRingAction::kDrop : FullRingAction::kWait;
+  plan.payload_of = &service_cycles_payload;
+  return plan;
+}
+
+// Two-level: the dispatch policy picks a worker per request; workers keep their tasks.
+DispatchTotals dispatch_two_level(const RunConfig& config, std::span<const Arrival> schedule,
+                                  std::span<Worker* const> workers, const WorkerConfig& worker_config,
+                                  RunResult& result) {
+  auto policy = make_dispatch_policy(config.dispatch_policy, config.seed);
+  std::vector<WorkerPort> ports;
+  for (Worker* w : workers) ports.push_back(w->port());
+  Dispatcher dispatcher(ports, *policy);
+  std::unique_ptr<QuantumMonitor> monitor = make_monitor(ports, worker_config);
+  dispatcher.set_monitor(monitor.get());
+  DispatchPlan plan = make_plan(config, schedule);
+  plan.start_tsc = read_tsc();
+  const DispatchTotals totals = dispatcher.run(plan);
+  if (monitor) result.monitor_actions = monitor->actions();
+  result.elapsed_s = cycles_to_ns(read_tsc() - plan.start_tsc) * 1e-9;
+  return totals;
+}
+
+// Centralized: one queue at the dispatcher, slots shared by all workers.
+DispatchTotals dispatch_central(const RunConfig& config, std::span<const Arrival> schedule,
+                                std::span<Worker* const> workers, const WorkerConfig& worker_config,
+                                uint32_t depth, RunResult& result) {
+  std::vector<WorkerPort> ports;
+  std::vector<CentralPort> central_ports;
+  for (Worker* w : workers) {
+    ports.push_back(w->port());
+    central_ports.push_back(w->central_port());
+  }
+  auto queue = make_local_policy(config.local_policy, worker_config.central_slots->capacity());
+  CentralDispatcher dispatcher(central_ports, *worker_config.central_slots, *queue, depth, config.dispatcher_works,
+                               worker_config.quantum_cycles, worker_config.class_count);
+  std::unique_ptr<QuantumMonitor> monitor = make_monitor(ports, worker_config);
+  dispatcher.set_monitor(monitor.get());
+  DispatchPlan plan = make_plan(config, schedule);
+  plan.start_tsc = read_tsc();
+  const DispatchTotals totals = dispatcher.run(plan);
+  if (monitor) result.monitor_actions = monitor->actions();
+  result.elapsed_s = cycles_to_ns(read_tsc() - plan.start_tsc) * 1e-9;
+  const CentralTotals& central = dispatcher.totals();
+  result.requeued = central.requeued;
+  result.max_outstanding = central.max_outstanding;
+  result.dispatcher_requests = central.dispatcher_requests;
+  result.quanta += central.dispatcher_quanta;
+  result.completed += central.dispatcher_requests;
+  result.app_errors += central.dispatcher_app_errors;
+  merge_into(result.classes, dispatcher.own_stats());
+  return totals;
+}
+
 }  // namespace
 
 RunResult run_in_process(const RunConfig& config, const Workload& workload, const quanta_app& app) {
@@ -47,7 +107,7 @@ RunResult run_in_process(const RunConfig& config, const Workload& workload, cons
   result.config = config;
   const unsigned limit = max_workers();
   unsigned workers = config.workers ? config.workers : limit;
-  if (workers > limit) {
+  if (workers > limit && !config.oversubscribe) {
     throw std::invalid_argument("--workers " + std::to_string(workers) + " is more than this machine allows (" +
                                 std::to_string(limit) + ": one CPU per worker plus one for the dispatcher)");
   }
@@ -59,7 +119,20 @@ RunResult run_in_process(const RunConfig& config, const Workload& workload, cons
   const std::vector<Arrival> schedule =
       make_poisson_schedule(workload, {result.offered_rps, config.duration_s, config.seed});
 
-  auto policy = make_dispatch_policy(config.dispatch_policy, config.seed);
+  const DispatchSpec spec = parse_dispatch_spec(config.dispatch_policy);
+  const bool central = spec.kind == DispatchSpec::Kind::kCentral || spec.kind == DispatchSpec::Kind::kJbsq;
+  if (spec.kind == DispatchSpec::Kind::kSteal) {
+    throw std::invalid_argument("--dispatch steal runs only in quanta sim so far");
+  }
+  if (config.dispatcher_works && !central) {
+    throw std::invalid_argument("--dispatcher-works needs --dispatch central or jbsq:K");
+  }
+  const PreemptMechanism mechanism = parse_preempt_mechanism(config.preempt);
+  if (config.dispatcher_works && mechanism != PreemptMechanism::kClock && mechanism != PreemptMechanism::kHybrid) {
+    throw std::invalid_argument("--dispatcher-works needs --preempt clock or hybrid: the dispatcher stops its own "
+                                "request with clock probes");
+  }
+  const uint32_t depth = spec.kind == DispatchSpec::Kind::kJbsq ? spec.depth : 1;
   WorkerConfig worker_config;
   worker_config.app = &app;
   worker_config.local_policy = config.local_policy;
@@ -73,6 +146,13 @@ RunResult run_in_process(const RunConfig& config, const Workload& workload, cons
     install_preempt_signal_handler();
   }
   worker_config.class_count = workload.classes().size();
+  std::unique_ptr<CentralSlots> central_slots;
+  if (central) {
+    // As many requests in the system at once as the two-level runtime admits.
+    central_slots = std::make_unique<CentralSlots>(config.task_slots * workers, worker_config.stack_bytes, app);
+    worker_config.central_slots = central_slots.get();
+    worker_config.central_depth = depth;
+  }
 
   if (app.setup != nullptr && app.setup(nullptr) != 0) {
     throw std::runtime_error(std::string("the app '") + (app.name ? app.name : "?") + "' failed its setup");
@@ -108,20 +188,8 @@ RunResult run_in_process(const RunConfig& config, const Workload& workload, cons
   DispatchTotals totals;
   {
     ScopedPin pin(dispatcher_cpu);
-    std::vector<WorkerPort> ports;
-    for (Worker* w : worker_ptrs) ports.push_back(w->port());
-    Dispatcher dispatcher(ports, *policy);
-    std::unique_ptr<QuantumMonitor> monitor = make_monitor(ports, worker_config);
-    dispatcher.set_monitor(monitor.get());
-    DispatchPlan plan;
-    plan.schedule = schedule;
-    plan.measure_from_ns = static_cast<uint64_t>(config.warmup_frac * config.duration_s * 1e9);
-    plan.on_full = config.on_full == "drop" ? FullRingAction::kDrop : FullRingAction::kWait;
-    plan.payload_of = &service_cycles_payload;
-    plan.start_tsc = read_tsc();
-    totals = dispatcher.run(plan);
-    if (monitor) result.monitor_actions = monitor->actions();
-    result.elapsed_s = cycles_to_ns(read_tsc() - plan.start_tsc) * 1e-9;
+    totals = central ? dispatch_central(config, schedule, worker_ptrs, worker_config, depth, result)
+                     : dispatch_two_level(config, schedule, worker_ptrs, worker_config, result);
   }
   for (Worker* w : worker_ptrs) w->request_stop();
   for (auto& t : threads) t->join();
@@ -136,6 +204,7 @@ RunResult run_in_process(const RunConfig& config, const Workload& workload, cons
     result.signals_received += w.totals().signals.received;
     result.signal_switches += w.totals().signals.switched;
     result.signals_deferred += w.totals().signals.deferred;
+    result.migrations += w.totals().migrations;
   }
   result.classes.resize(workload.classes().size());
   result.dispatch = totals;

@@ -19,6 +19,10 @@ Worker::Worker(int index, const WorkerConfig& config)
       slots_(config.task_slots),
       stats_(config.class_count),
       ns_per_cycle_(1.0 / tsc_per_ns()) {
+  if (config.central_slots != nullptr) {
+    inbox_ = std::make_unique<SpscRing<uint32_t>>(config.central_depth);
+    outbox_ = std::make_unique<SpscRing<SlotReturn>>(config.central_depth);
+  }
   free_slots_.reserve(config.task_slots);
   for (uint32_t i = config.task_slots; i-- > 0;) {
     slots_[i].worker = this;
@@ -71,20 +75,25 @@ uint64_t Worker::open_quantum(uint64_t now) {
   return TaskRunner::kNoDeadline;
 }
 
-void Worker::finish(uint32_t slot_id, uint64_t finish_tsc) {
-  Slot& slot = slots_[slot_id];
+void Worker::record_finished(const RequestMsg& msg, uint64_t yields, const quanta_response& response,
+                             uint64_t finish_tsc) {
   PreemptState& preempt = preempt_state();
   if (preempt.disable_depth != 0) {
     // The handler left preemption disabled: count it and reset, so the next task starts clean.
     ++totals_.unbalanced_disables;
     preempt.disable_depth = 0;
   }
-  if (slot.msg.flags & kRequestMeasured) {
-    const auto sojourn_ns = static_cast<uint64_t>(static_cast<double>(finish_tsc - slot.msg.arrival_tsc) * ns_per_cycle_);
-    stats_[slot.msg.class_index].record(sojourn_ns, slot.msg.service_ns, slot.task.yields);
+  if (msg.flags & kRequestMeasured) {
+    const auto sojourn_ns = static_cast<uint64_t>(static_cast<double>(finish_tsc - msg.arrival_tsc) * ns_per_cycle_);
+    stats_[msg.class_index].record(sojourn_ns, msg.service_ns, yields);
   }
-  if (slot.response.status != 0) ++totals_.app_errors;
+  if (response.status != 0) ++totals_.app_errors;
   ++totals_.completed;
+}
+
+void Worker::finish(uint32_t slot_id, uint64_t finish_tsc) {
+  Slot& slot = slots_[slot_id];
+  record_finished(slot.msg, slot.task.yields, slot.response, finish_tsc);
   stacks_.release(slot.task.stack);
   free_slots_.push_back(slot_id);
   current_quanta_ -= slot.quanta;
@@ -106,8 +115,18 @@ void Worker::run() {
   tid_ = static_cast<int>(gettid());
   signal_counters() = {};
   state_.store(State::kReady, std::memory_order_release);
-  uint64_t now = read_tsc();  // carried from one quantum's stop to the next one's start
+  // `now` is carried from one quantum's stop to the next one's start.
+  if (config_.central_slots != nullptr) {
+    run_central(read_tsc());
+  } else {
+    run_local(read_tsc());
+  }
+  set_flag_word(nullptr);
+  totals_.signals = signal_counters();
+  t_worker_index = -1;
+}
 
+void Worker::run_local(uint64_t now) {
   for (;;) {
     admit_arrivals();
     const std::optional<TaskId> next = policy_->pick();
@@ -139,9 +158,34 @@ void Worker::run() {
       policy_->requeue(*next, slot.task.attained_cycles);
     }
   }
-  set_flag_word(nullptr);
-  totals_.signals = signal_counters();
-  t_worker_index = -1;
+}
+
+void Worker::run_central(uint64_t now) {
+  CentralSlots& slots = *config_.central_slots;
+  for (;;) {
+    uint32_t id = 0;
+    if (!inbox_->try_pop(id)) {
+      // The dispatcher stops workers only once every slot it handed out came back.
+      if (stop_.load(std::memory_order_acquire)) break;
+      cpu_relax();
+      now = read_tsc();
+      continue;
+    }
+    CentralSlot& slot = slots[id];
+    if (slot.last_runner != -1 && slot.last_runner != index_) ++totals_.migrations;
+    slot.last_runner = index_;
+    const bool done = runner_.resume(slot.task, now, open_quantum(now));
+    counters_.quantum_start_tsc.store(0, std::memory_order_relaxed);  // no quantum open
+    now = slot.task.last_stop_tsc;
+    ++slot.quanta;
+    ++totals_.quanta;
+    if (done) {
+      record_finished(slot.msg, slot.task.yields, slot.response, now);
+      counters_.finished.store(++finished_, std::memory_order_release);
+    }
+    // The ring holds as many as the dispatcher may hand out, so this never waits long.
+    while (!outbox_->try_push(SlotReturn{id, done ? 1u : 0u})) cpu_relax();
+  }
 }
 
 }  // namespace quanta

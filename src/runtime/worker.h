@@ -15,6 +15,7 @@
 #include "preempt/mechanism.h"
 #include "preempt/signal_preempt.h"
 #include "quanta/quanta.h"
+#include "runtime/central_slots.h"
 #include "runtime/dispatcher.h"
 #include "runtime/request.h"
 #include "runtime/spsc_ring.h"
@@ -33,6 +34,18 @@ struct WorkerConfig {
   PreemptMechanism preempt = PreemptMechanism::kClock;
   uint64_t backstop_cycles = 0;    // hybrid: the signal comes this long into a quantum
   std::size_t class_count = 1;
+  // Centralized dispatch (central, jbsq:K): the worker runs slots of this shared table
+  // that the dispatcher hands it, one quantum each, and hands them back. Null: the worker
+  // admits requests from its ring and keeps them until they finish (two-level).
+  CentralSlots* central_slots = nullptr;
+  uint32_t central_depth = 0;      // most slots the dispatcher hands this worker at once
+};
+
+// What a centralized dispatcher sees of one worker: where it sends slots to run, and
+// where they come back after a quantum.
+struct CentralPort {
+  SpscRing<uint32_t>* inbox;
+  SpscRing<SlotReturn>* outbox;
 };
 
 struct WorkerTotals {
@@ -41,6 +54,7 @@ struct WorkerTotals {
   uint64_t unbalanced_disables = 0;// handlers that returned with preemption still disabled
   uint64_t completed = 0;
   SignalCounters signals;          // this worker thread's preemption-signal handler runs
+  uint64_t migrations = 0;         // central: quanta of a task whose previous quantum ran elsewhere
 };
 
 class Worker {
@@ -58,6 +72,8 @@ class Worker {
   SpscRing<RequestMsg>& ring() { return ring_; }
   // Valid once state() is kReady (the thread id is known then).
   WorkerPort port() { return {&ring_, &counters_, &flag_, tid_}; }
+  // Valid with WorkerConfig::central_slots.
+  CentralPort central_port() { return {inbox_.get(), outbox_.get()}; }
   const WorkerCounters& counters() const { return counters_; }
   const ClassStatsSet& stats() const { return stats_; }
   const WorkerTotals& totals() const { return totals_; }
@@ -73,7 +89,13 @@ class Worker {
   };
 
   static void task_body(Task& task);
+  // The scheduler loops: two-level (own ring and slots, local policy) and centralized
+  // (slots handed over by the dispatcher, one quantum at a time).
+  void run_local(uint64_t now);
+  void run_central(uint64_t now);
   void admit_arrivals();
+  // Statistics and counters of a finished request.
+  void record_finished(const RequestMsg& msg, uint64_t yields, const quanta_response& response, uint64_t finish_tsc);
   // Opens a quantum for the monitor to see; returns the deadline for the clock probes.
   uint64_t open_quantum(uint64_t now);
   void finish(uint32_t slot_id, uint64_t finish_tsc);
@@ -81,6 +103,8 @@ class Worker {
   int index_;
   WorkerConfig config_;
   SpscRing<RequestMsg> ring_;
+  std::unique_ptr<SpscRing<uint32_t>> inbox_;     // central only
+  std::unique_ptr<SpscRing<SlotReturn>> outbox_;  // central only
   WorkerCounters counters_;
   PreemptFlagLine flag_;
   uint64_t quantum_seq_ = 0;

@@ -43,8 +43,9 @@ struct PairCounts {
   unsigned short_finished_first = 0;
 };
 
-PairCounts run_and_count(const std::string& preempt, double quantum_us) {
+PairCounts run_and_count(const std::string& preempt, double quantum_us, const std::string& dispatch = "jsq-msq") {
   RunConfig c;
+  c.dispatch_policy = dispatch;
   c.workload = kWorkload;
   c.rate_rps = kRateRps;
   c.workers = 1;  // both requests of a pair share the worker
@@ -94,6 +95,17 @@ INSTANTIATE_TEST_SUITE_P(Mechanisms, PreemptOrder,
                          ::testing::Values(std::pair{"clock", 2.0}, std::pair{"flag", 2.0},
                                            std::pair{"signal", 50.0}, std::pair{"hybrid", 2.0}),
                          [](const auto& info) { return std::string(info.param.first); });
+
+// The same with the centralized policies: the preempted long task goes back to the
+// dispatcher's queue behind the short one.
+TEST(PreemptOrder, CentralQueueLetsTheShortRequestFinishFirst) {
+  for (const char* dispatch : {"central", "jbsq:2"}) {
+    const PairCounts counts = run_and_count("clock", 2.0, dispatch);
+    ASSERT_GE(counts.close_pairs, 3u);
+    EXPECT_GT(counts.short_finished_first * 2, counts.close_pairs)
+        << dispatch << ": " << counts.short_finished_first << " of " << counts.close_pairs;
+  }
+}
 
 TEST(PreemptOrder, WithoutPreemptionTheLongRequestAlwaysFinishesFirst) {
   const PairCounts counts = run_and_count("none", 2.0);

@@ -1,5 +1,7 @@
 """`quanta run` as a user meets it: help, errors that name the option (exit 2), and the
 JSON schema documented in docs/json-output.md."""
+import os
+
 import pytest
 
 SUMMARY_KEYS = {"mean", "p50", "p99", "p99.9", "max"}
@@ -36,6 +38,13 @@ def test_no_command_is_a_usage_error(run_quanta):
         (["--on-full", "explode"], "--on-full"),
         (["--duration-s", "abc"], "--duration-s"),
         (["--bogus"], "--bogus"),
+        # One per allowed CPU is one too many (the dispatcher has a CPU), without --oversubscribe.
+        (["--workers", str(len(os.sched_getaffinity(0)))], "--workers"),
+        (["--dispatch", "steal"], "--dispatch"),  # simulator only
+        (["--dispatch", "jbsq:0"], "--dispatch"),
+        (["--dispatch", "jbsq:x"], "--dispatch"),
+        (["--dispatcher-works"], "--dispatcher-works"),  # needs central or jbsq:K
+        (["--dispatch", "central", "--dispatcher-works", "--preempt", "flag"], "--dispatcher-works"),
     ],
 )
 def test_bad_input_exits_2_naming_the_option(run_quanta, args, named):
@@ -120,3 +129,15 @@ def test_calibrate_prints_every_measurement(run_quanta, tmp_path):
 def test_calibrate_rejects_bad_options(run_quanta):
     proc = run_quanta("calibrate", "--flag-samples", "1")
     assert proc.returncode == 2 and "--flag-samples" in proc.stderr
+
+
+def test_central_dispatch_reports_its_counters(run_json):
+    out = run_json("run", "--dispatch", "jbsq:2", "--workload", "bimodal:90:1:50", "--load", "0.9",
+                   "--duration-s", "0.2", "--dispatcher-works")
+    assert out["config"]["dispatch"] == "jbsq:2"
+    assert out["config"]["dispatcher_works"] is True
+    central = out["runtime"]["central"]
+    assert set(central) == {"migrations", "requeued", "max_outstanding_per_worker", "dispatcher_requests"}
+    assert 1 <= central["max_outstanding_per_worker"] <= 2
+    assert central["requeued"] > 0  # 50 us requests, 2 us quanta
+    assert out["requests"]["generated"] == out["requests"]["completed"]

@@ -33,6 +33,8 @@ def test_sim_takes_every_run_option_plus_its_own():
     # The kernel-thread baseline's options are run's alone: there is no kernel to simulate.
     run_options -= {"--runtime", "--linux-policy", "--threads-per-core", "--deadline-runtime-us",
                     "--deadline-period-us"}
+    # Nor real threads to oversubscribe, nor a real dispatcher thread to run requests on.
+    run_options -= {"--oversubscribe", "--dispatcher-works"}
     assert run_options, run_help
     for option in run_options:
         assert option in sim_help, option

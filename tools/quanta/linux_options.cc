@@ -9,7 +9,8 @@ namespace {
 // What the quanta runtime has and a pool of kernel threads does not: the kernel
 // dispatches, schedules and preempts, and the queue is one unbounded deque.
 constexpr const char* kQuantaOnly[] = {"--local", "--dispatch", "--preempt", "--quantum-us", "--backstop-us",
-                                       "--task-slots", "--ring-capacity", "--on-full"};
+                                       "--task-slots", "--ring-capacity", "--on-full",
+                                       "--dispatcher-works", "--oversubscribe"};
 constexpr const char* kLinuxOnly[] = {"--linux-policy", "--threads-per-core", "--deadline-runtime-us",
                                       "--deadline-period-us"};
 

@@ -5,6 +5,7 @@
 
 #include "io/workload.h"
 #include "linux_options.h"
+#include "policy/central_policy.h"
 #include "policy/dispatch_policy.h"
 #include "policy/local_policy.h"
 #include "preempt/mechanism.h"
@@ -36,6 +37,28 @@ std::vector<std::string> name_list(const std::string& option, const std::string&
   }
 }
 
+// Splits the --dispatch list and checks each name (jbsq:K takes any K from 1 to 1024).
+// steal exists only in the simulator.
+std::vector<std::string> dispatch_names(const std::string& text, bool simulated) {
+  std::vector<std::string> names;
+  std::size_t start = 0;
+  for (;;) {
+    const std::size_t end = text.find(',', start);
+    const std::string name = text.substr(start, end - start);
+    DispatchSpec spec;
+    try {
+      spec = parse_dispatch_spec(name);
+    } catch (const std::invalid_argument& e) {
+      throw CLI::ValidationError("--dispatch", e.what());
+    }
+    if (spec.kind == DispatchSpec::Kind::kSteal && !simulated) {
+      throw CLI::ValidationError("--dispatch", "steal runs only in quanta sim so far");
+    }
+    names.push_back(name);
+    if (end == std::string::npos) return names;
+    start = end + 1;
+  }
+}
 
 }  // namespace
 
@@ -62,17 +85,14 @@ void add_run_options(CLI::App& cmd, RunOptions& o, bool simulated) {
   rate->excludes(load);
   cmd.add_option("--workers", c.workers,
                  "Worker cores (default: CPUs - 1, here " + std::to_string(max_workers()) + ")")
-      ->check([simulated](const std::string& text) {
-        const unsigned long n = std::strtoul(text.c_str(), nullptr, 10);
-        if (n >= 1 && (simulated || n <= max_workers())) return std::string();
-        if (simulated) return std::string("must be at least 1");
-        return "must be 1.." + std::to_string(max_workers()) + " here: each worker needs a CPU of its own and one CPU "
-               "is the dispatcher's (" + std::to_string(allowed_cpus().size()) + " CPUs)";
-      });
+      ->check(CLI::Range(1u, 4096u));
   cmd.add_option("--quantum-us", c.quantum_us, "Quantum in microseconds")->capture_default_str()->check(CLI::PositiveNumber);
   cmd.add_option("--local", o.local_list, "Local policy per worker: ps, fcfs, las (comma list: run each)")
       ->capture_default_str();
-  cmd.add_option("--dispatch", o.dispatch_list, "Dispatch policy: jsq-msq, jsq, random, po2 (comma list: run each)")
+  cmd.add_option("--dispatch", o.dispatch_list,
+                 "Dispatch policy: jsq-msq, jsq, random, po2 (a worker per request; it keeps the request), central "
+                 "(one queue at the dispatcher; an idle worker gets its head for a quantum), jbsq:K (central queue plus "
+                 "up to K per worker, Concord) (comma list: run each)")
       ->capture_default_str();
   cmd.add_option("--preempt", o.preempt_list,
                  "Preemption mechanism: clock (cycle-counter probes), flag (probes read a cache line the dispatcher "
@@ -99,18 +119,45 @@ void add_run_options(CLI::App& cmd, RunOptions& o, bool simulated) {
       ->capture_default_str()
       ->check(CLI::IsMember({"wait", "drop"}));
   cmd.add_option("--format", o.format, "Output: text (a table) or json")->capture_default_str()->check(CLI::IsMember({"text", "json"}));
-  if (!simulated) add_linux_runtime_options(cmd, o);
+  if (!simulated) {
+    cmd.add_flag("--dispatcher-works", c.dispatcher_works,
+                 "With central or jbsq:K and clock or hybrid: when every worker is full, the dispatcher runs an arriving "
+                 "request itself, a quantum at a time between its other duties, until it finishes");
+    cmd.add_flag("--oversubscribe", c.oversubscribe,
+                 "Allow more --workers than free CPUs (threads then share CPUs): for testing multi-worker behaviour on a "
+                 "small machine; latencies measured this way mean nothing");
+    add_linux_runtime_options(cmd, o);
+    // A final callback: add_linux_runtime_options owns the parse-complete one.
+    cmd.final_callback([&o] {
+      if (o.base.workers > max_workers() && !o.base.oversubscribe) {
+        throw CLI::ValidationError("--workers", "must be 1.." + std::to_string(max_workers()) +
+                                                    " here: each worker needs a CPU of its own and one CPU is the "
+                                                    "dispatcher's (" + std::to_string(allowed_cpus().size()) +
+                                                    " CPUs); --oversubscribe allows more for tests");
+      }
+    });
+  }
 }
 
-std::vector<RunConfig> expand_runs(const RunOptions& o) {
+std::vector<RunConfig> expand_runs(const RunOptions& o, bool simulated) {
   std::vector<RunConfig> runs;
   for (const auto& local : name_list("--local", o.local_list, local_policy_names())) {
-    for (const auto& dispatch : name_list("--dispatch", o.dispatch_list, dispatch_policy_names())) {
+    for (const auto& dispatch : dispatch_names(o.dispatch_list, simulated)) {
       for (const auto& preempt : name_list("--preempt", o.preempt_list, preempt_mechanism_names())) {
         RunConfig config = o.base;
         config.local_policy = local;
         config.dispatch_policy = dispatch;
         config.preempt = preempt;
+        if (config.dispatcher_works) {
+          const DispatchSpec spec = parse_dispatch_spec(dispatch);
+          if (spec.kind != DispatchSpec::Kind::kCentral && spec.kind != DispatchSpec::Kind::kJbsq) {
+            throw CLI::ValidationError("--dispatcher-works", "needs --dispatch central or jbsq:K, not " + dispatch);
+          }
+          if (preempt != "clock" && preempt != "hybrid") {
+            throw CLI::ValidationError("--dispatcher-works", "needs --preempt clock or hybrid (the dispatcher stops its "
+                                                             "own request with clock probes), not " + preempt);
+          }
+        }
         runs.push_back(config);
       }
     }

@@ -42,25 +42,7 @@ void add_sim_options(CLI::App& cmd, SimOptions& o) {
 }
 
 std::vector<SimConfig> expand_sim_runs(const SimOptions& o) {
-  // expand_runs checks --local and --preempt; --dispatch is checked here, against the
-  // simulator's longer list.
-  RunOptions one_dispatch = o.run;
-  one_dispatch.dispatch_list = dispatch_policy_names().front();
-  const std::vector<RunConfig> base = expand_runs(one_dispatch);
-  std::vector<std::string> dispatches;
-  std::size_t start = 0;
-  for (;;) {
-    const std::size_t end = o.run.dispatch_list.find(',', start);
-    const std::string name = o.run.dispatch_list.substr(start, end - start);
-    try {
-      parse_dispatch_spec(name);
-    } catch (const std::invalid_argument& e) {
-      throw CLI::ValidationError("--dispatch", e.what());
-    }
-    dispatches.push_back(name);
-    if (end == std::string::npos) break;
-    start = end + 1;
-  }
+  const std::vector<RunConfig> base = expand_runs(o.run, /*simulated=*/true);
 
   SimOverheads overheads;
   if (!o.calibration.empty()) {
@@ -82,16 +64,13 @@ std::vector<SimConfig> expand_sim_runs(const SimOptions& o) {
 
   std::vector<SimConfig> runs;
   for (const RunConfig& b : base) {
-    for (const std::string& dispatch : dispatches) {
-      SimConfig config;
-      config.run = b;
-      config.run.dispatch_policy = dispatch;
-      // The same default as `quanta run`, so a script can switch commands.
-      if (config.run.workers == 0) config.run.workers = max_workers();
-      config.jobs = o.jobs;
-      config.overheads = overheads;
-      runs.push_back(config);
-    }
+    SimConfig config;
+    config.run = b;
+    // The same default as `quanta run`, so a script can switch commands.
+    if (config.run.workers == 0) config.run.workers = max_workers();
+    config.jobs = o.jobs;
+    config.overheads = overheads;
+    runs.push_back(config);
   }
   return runs;
 }

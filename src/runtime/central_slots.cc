@@ -1,0 +1,38 @@
+#include "runtime/central_slots.h"
+
+namespace quanta {
+
+CentralSlots::CentralSlots(uint32_t count, std::size_t stack_bytes, const quanta_app& app)
+    : slots_(count), stacks_(count, stack_bytes) {
+  free_.reserve(count);
+  for (uint32_t i = count; i-- > 0;) {
+    slots_[i].app = &app;
+    free_.push_back(i);
+  }
+}
+
+void CentralSlots::task_body(Task& task) {
+  auto& slot = *static_cast<CentralSlot*>(task.user);
+  const quanta_request request{slot.msg.id, slot.msg.class_index, sizeof slot.msg.payload, &slot.msg.payload};
+  slot.response = {0, 0};
+  slot.app->handle_request(&request, &slot.response);
+}
+
+std::optional<uint32_t> CentralSlots::acquire(const RequestMsg& msg) {
+  if (free_.empty()) return std::nullopt;
+  const uint32_t id = free_.back();
+  free_.pop_back();
+  CentralSlot& slot = slots_[id];
+  slot.msg = msg;
+  slot.quanta = 0;
+  slot.last_runner = -1;
+  slot.task.start(stacks_.acquire(), &CentralSlots::task_body, &slot);
+  return id;
+}
+
+void CentralSlots::release(uint32_t id) {
+  stacks_.release(slots_[id].task.stack);
+  free_.push_back(id);
+}
+
+}  // namespace quanta

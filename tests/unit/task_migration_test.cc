@@ -1,0 +1,90 @@
+// A task started on one thread, stopped at a yield and resumed on another finishes there
+// with its stack intact: what the centralized dispatchers rely on to move preempted tasks
+// between workers.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <atomic>
+#include <thread>
+
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "core/stack_pool.h"
+#include "core/task.h"
+#include "quanta/probe.h"
+
+namespace quanta {
+namespace {
+
+// The kernel's thread id, asked afresh each time. Not std::this_thread::get_id():
+// pthread_self() is declared const, so the compiler may reuse its first result after the
+// yield, on the new thread; the same holds for errno's address (docs/runtime.md).
+__attribute__((noinline)) long current_tid() { return syscall(SYS_gettid); }
+
+struct Trip {
+  long started_on = 0;
+  long finished_on = 0;
+  uint64_t sum = 0;
+  bool stack_intact = false;
+};
+
+void migrating_body(Task& task) {
+  auto& trip = *static_cast<Trip*>(task.user);
+  trip.started_on = current_tid();
+  std::array<uint64_t, 64> on_stack{};  // lives on the task's stack across the move
+  for (uint64_t i = 0; i < on_stack.size(); ++i) on_stack[i] = i * i;
+  quanta_yield();  // the first thread's scheduler gets the CPU back here
+  uint64_t sum = 0;
+  bool intact = true;
+  for (uint64_t i = 0; i < on_stack.size(); ++i) {
+    intact = intact && on_stack[i] == i * i;
+    sum += on_stack[i];
+  }
+  trip.sum = sum;
+  trip.stack_intact = intact;
+  trip.finished_on = current_tid();
+}
+
+TEST(TaskMigration, ResumesOnAnotherThreadWithItsStack) {
+  StackPool stacks(1, 64 * 1024);
+  Task task;
+  Trip trip;
+  task.start(stacks.acquire(), &migrating_body, &trip);
+  // Thread A stays alive until B has run the task, so the two ids differ.
+  std::atomic<int> phase{0};  // 1: A's quantum done; 2: B's quantum done
+  long first = 0;
+  bool finished_first = true;
+  std::thread a([&] {
+    TaskRunner runner;
+    first = current_tid();
+    finished_first = runner.resume(task, 0, TaskRunner::kNoDeadline);
+    phase.store(1);
+    while (phase.load() != 2) std::this_thread::yield();
+  });
+  while (phase.load() != 1) std::this_thread::yield();
+  ASSERT_FALSE(finished_first) << "the task yields once before it finishes";
+  long second = 0;
+  bool finished_second = false;
+  std::thread b([&] {
+    TaskRunner runner;
+    second = current_tid();
+    finished_second = runner.resume(task, 0, TaskRunner::kNoDeadline);
+  });
+  b.join();
+  phase.store(2);
+  a.join();
+  EXPECT_TRUE(finished_second);
+  EXPECT_EQ(trip.started_on, first);
+  EXPECT_EQ(trip.finished_on, second);
+  EXPECT_NE(first, second);
+  EXPECT_TRUE(trip.stack_intact);
+  uint64_t expected = 0;
+  for (uint64_t i = 0; i < 64; ++i) expected += i * i;
+  EXPECT_EQ(trip.sum, expected);
+  EXPECT_EQ(task.yields, 1u);
+  stacks.release(task.stack);
+}
+
+}  // namespace
+}  // namespace quanta
