@@ -89,7 +89,8 @@ json run_to_json(const RunResult& r, const Workload& workload, const char* mode)
                  {{"migrations", r.migrations},
                   {"requeued", r.requeued},
                   {"max_outstanding_per_worker", r.max_outstanding},
-                  {"dispatcher_requests", r.dispatcher_requests}}},
+                  {"dispatcher_requests", r.dispatcher_requests},
+                  {"steals", r.steals}}},
                 {"elapsed_s", r.elapsed_s},
                 {"tsc_ghz", r.tsc_per_ns}}}};
 }

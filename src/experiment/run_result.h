@@ -36,6 +36,7 @@ struct RunResult {
   uint64_t requeued = 0;            // preempted quanta sent back to the central queue
   uint32_t max_outstanding = 0;     // most requests a worker held at once (JBSQ's bound K)
   uint64_t dispatcher_requests = 0; // requests the dispatcher ran itself (--dispatcher-works)
+  uint64_t steals = 0;              // steal: requests an idle worker took from another's queue
   ClassStatsSet classes;            // measured requests only (after warm-up)
 };
 

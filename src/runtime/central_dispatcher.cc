@@ -6,13 +6,16 @@
 
 namespace quanta {
 
-CentralDispatcher::CentralDispatcher(std::span<const CentralPort> workers, CentralSlots& slots, LocalPolicy& queue,
+CentralDispatcher::CentralDispatcher(std::span<const CentralPort> workers, CentralSlots& slots, CentralQueues queues,
                                      uint32_t depth, bool dispatcher_works, uint64_t quantum_cycles,
-                                     std::size_t class_count)
+                                     std::size_t class_count, uint64_t seed)
     : workers_(workers),
       slots_(slots),
-      queue_(queue),
+      queues_(std::move(queues)),
       jbsq_(depth),
+      steal_(seed),
+      placement_(seed ^ 0x5851f42d4c957f2dull),
+      waiting_(workers.size()),
       dispatcher_works_(dispatcher_works),
       quantum_cycles_(quantum_cycles),
       loads_(workers.size()),
@@ -33,23 +36,57 @@ bool CentralDispatcher::drain_returns() {
         --in_flight_;
       } else {
         ++totals_.requeued;
-        queue_.requeue(back.slot, slots_[back.slot].task.attained_cycles);
+        // Per-worker queues: back to the queue of the worker it ran on.
+        LocalPolicy& queue = *queues_.queues[queues_.per_worker() ? w : 0];
+        queue.requeue(back.slot, slots_[back.slot].task.attained_cycles);
       }
     }
   }
   return any;
 }
 
-bool CentralDispatcher::hand_out() {
+std::size_t CentralDispatcher::waiting() const {
+  std::size_t n = 0;
+  for (const auto& queue : queues_.queues) n += queue->waiting();
+  return n;
+}
+
+void CentralDispatcher::give(uint32_t worker, uint32_t slot) {
+  // The inbox holds K, and at most K are outstanding: the push cannot fail.
+  workers_[worker].inbox->try_push(slot);
+  const uint32_t held = ++loads_[worker].outstanding;
+  if (held > totals_.max_outstanding) totals_.max_outstanding = held;
+}
+
+bool CentralDispatcher::hand_out() { return queues_.per_worker() ? hand_out_stealing() : hand_out_shared(); }
+
+bool CentralDispatcher::hand_out_shared() {
+  LocalPolicy& queue = *queues_.queues[0];
   bool any = false;
-  while (queue_.waiting() > 0) {
+  while (queue.waiting() > 0) {
     const std::optional<uint32_t> w = jbsq_.choose(loads_);
     if (!w) break;
-    const std::optional<TaskId> id = queue_.pick();
-    // The inbox holds K, and at most K are outstanding: the push cannot fail.
-    workers_[*w].inbox->try_push(*id);
-    const uint32_t held = ++loads_[*w].outstanding;
-    if (held > totals_.max_outstanding) totals_.max_outstanding = held;
+    give(*w, *queue.pick());
+    any = true;
+  }
+  return any;
+}
+
+bool CentralDispatcher::hand_out_stealing() {
+  bool any = false;
+  for (uint32_t w = 0; w < workers_.size(); ++w) {
+    if (loads_[w].outstanding >= jbsq_.depth()) continue;
+    LocalPolicy& own = *queues_.queues[w];
+    if (own.waiting() > 0) {
+      give(w, *own.pick());
+      any = true;
+      continue;
+    }
+    for (uint32_t v = 0; v < workers_.size(); ++v) waiting_[v] = static_cast<uint32_t>(queues_.queues[v]->waiting());
+    const std::optional<uint32_t> victim = steal_.victim(waiting_, w);
+    if (!victim) continue;
+    give(w, *queues_.queues[*victim]->pick());
+    ++totals_.steals;
     any = true;
   }
   return any;
@@ -114,8 +151,10 @@ DispatchTotals CentralDispatcher::run(const DispatchPlan& plan) {
       if (dispatcher_works_ && !own_ && all_workers_full()) {
         slots_[*id].last_runner = kDispatcherRunner;
         own_ = *id;
+      } else if (queues_.per_worker()) {
+        queues_.queues[placement_.below(static_cast<uint32_t>(workers_.size()))]->admit(*id);
       } else {
-        queue_.admit(*id);
+        queues_.queues[0]->admit(*id);
       }
     }
     const bool returned = drain_returns();

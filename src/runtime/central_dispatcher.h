@@ -6,6 +6,12 @@
 // preempted task rejoins the queue behind the requests that arrived meanwhile and may
 // resume on any worker.
 //
+// --dispatch steal (ZygOS/Caladan-like) uses the same machinery with one queue per worker:
+// an arrival joins a random worker's queue, a preempted task its last worker's queue, and
+// a worker whose queue is empty is handed the head of the queue with most waiting
+// (StealPolicy). The dispatcher takes that decision for the idle worker, since it holds
+// every queue: no worker ever touches another's queue, and nothing needs a lock.
+//
 // With `dispatcher_works`, a request that arrives while every worker is full and the
 // dispatcher has no request of its own is started by the dispatcher itself, which runs it
 // a quantum at a time (clock probes stop it) whenever it has nothing else to do, until it
@@ -16,6 +22,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <vector>
@@ -24,6 +31,7 @@
 #include "experiment/run_result.h"
 #include "policy/central_policy.h"
 #include "policy/local_policy.h"
+#include "policy/rng.h"
 #include "runtime/central_slots.h"
 #include "runtime/dispatcher.h"
 #include "runtime/worker.h"
@@ -39,12 +47,22 @@ struct CentralTotals {
   uint64_t dispatcher_requests = 0; // requests the dispatcher started and finished itself
   uint64_t dispatcher_quanta = 0;
   uint64_t dispatcher_app_errors = 0;
+  uint64_t steals = 0;              // steal: requests handed to a worker from another's queue
+};
+
+// Where waiting requests queue: one shared queue (central, jbsq:K) or one per worker
+// (steal), each ordered by a local policy.
+struct CentralQueues {
+  std::vector<std::unique_ptr<LocalPolicy>> queues;  // 1, or one per worker
+  bool per_worker() const { return queues.size() > 1; }
 };
 
 class CentralDispatcher {
  public:
-  CentralDispatcher(std::span<const CentralPort> workers, CentralSlots& slots, LocalPolicy& queue, uint32_t depth,
-                    bool dispatcher_works, uint64_t quantum_cycles, std::size_t class_count);
+  // `queues`: one queue (central, jbsq:K with `depth` K) or one per worker (steal, depth 1;
+  // `seed` drives the random placement).
+  CentralDispatcher(std::span<const CentralPort> workers, CentralSlots& slots, CentralQueues queues, uint32_t depth,
+                    bool dispatcher_works, uint64_t quantum_cycles, std::size_t class_count, uint64_t seed = 1);
 
   // Dispatches the whole schedule, then waits until every request finished.
   DispatchTotals run(const DispatchPlan& plan);
@@ -58,13 +76,20 @@ class CentralDispatcher {
   // Each returns whether it did anything.
   bool drain_returns();
   bool hand_out();
+  bool hand_out_shared();
+  bool hand_out_stealing();
+  void give(uint32_t worker, uint32_t slot);
+  std::size_t waiting() const;
   bool run_own_quantum(uint64_t now);
   bool all_workers_full() const;
 
   std::span<const CentralPort> workers_;
   CentralSlots& slots_;
-  LocalPolicy& queue_;
+  CentralQueues queues_;
   JbsqPolicy jbsq_;
+  StealPolicy steal_;
+  Rng placement_;
+  std::vector<uint32_t> waiting_;   // steal: per-worker queue lengths, for the victim choice
   bool dispatcher_works_;
   uint64_t quantum_cycles_;
   std::vector<WorkerLoad> loads_;   // outstanding = handed out and not yet back

@@ -72,16 +72,21 @@ DispatchTotals dispatch_two_level(const RunConfig& config, std::span<const Arriv
 // Centralized: one queue at the dispatcher, slots shared by all workers.
 DispatchTotals dispatch_central(const RunConfig& config, std::span<const Arrival> schedule,
                                 std::span<Worker* const> workers, const WorkerConfig& worker_config,
-                                uint32_t depth, RunResult& result) {
+                                uint32_t depth, bool steal, RunResult& result) {
   std::vector<WorkerPort> ports;
   std::vector<CentralPort> central_ports;
   for (Worker* w : workers) {
     ports.push_back(w->port());
     central_ports.push_back(w->central_port());
   }
-  auto queue = make_local_policy(config.local_policy, worker_config.central_slots->capacity());
-  CentralDispatcher dispatcher(central_ports, *worker_config.central_slots, *queue, depth, config.dispatcher_works,
-                               worker_config.quantum_cycles, worker_config.class_count);
+  CentralQueues queues;
+  const std::size_t queue_count = steal ? workers.size() : 1;
+  for (std::size_t i = 0; i < queue_count; ++i) {
+    queues.queues.push_back(make_local_policy(config.local_policy, worker_config.central_slots->capacity()));
+  }
+  CentralDispatcher dispatcher(central_ports, *worker_config.central_slots, std::move(queues), depth,
+                               config.dispatcher_works, worker_config.quantum_cycles, worker_config.class_count,
+                               config.seed);
   std::unique_ptr<QuantumMonitor> monitor = make_monitor(ports, worker_config);
   dispatcher.set_monitor(monitor.get());
   DispatchPlan plan = make_plan(config, schedule);
@@ -93,6 +98,7 @@ DispatchTotals dispatch_central(const RunConfig& config, std::span<const Arrival
   result.requeued = central.requeued;
   result.max_outstanding = central.max_outstanding;
   result.dispatcher_requests = central.dispatcher_requests;
+  result.steals = central.steals;
   result.quanta += central.dispatcher_quanta;
   result.completed += central.dispatcher_requests;
   result.app_errors += central.dispatcher_app_errors;
@@ -120,11 +126,10 @@ RunResult run_in_process(const RunConfig& config, const Workload& workload, cons
       make_poisson_schedule(workload, {result.offered_rps, config.duration_s, config.seed});
 
   const DispatchSpec spec = parse_dispatch_spec(config.dispatch_policy);
-  const bool central = spec.kind == DispatchSpec::Kind::kCentral || spec.kind == DispatchSpec::Kind::kJbsq;
-  if (spec.kind == DispatchSpec::Kind::kSteal) {
-    throw std::invalid_argument("--dispatch steal runs only in quanta sim so far");
-  }
-  if (config.dispatcher_works && !central) {
+  const bool steal = spec.kind == DispatchSpec::Kind::kSteal;
+  // steal runs on the centralized machinery too, with a queue per worker.
+  const bool central = steal || spec.kind == DispatchSpec::Kind::kCentral || spec.kind == DispatchSpec::Kind::kJbsq;
+  if (config.dispatcher_works && (steal || !central)) {
     throw std::invalid_argument("--dispatcher-works needs --dispatch central or jbsq:K");
   }
   const PreemptMechanism mechanism = parse_preempt_mechanism(config.preempt);
@@ -188,7 +193,7 @@ RunResult run_in_process(const RunConfig& config, const Workload& workload, cons
   DispatchTotals totals;
   {
     ScopedPin pin(dispatcher_cpu);
-    totals = central ? dispatch_central(config, schedule, worker_ptrs, worker_config, depth, result)
+    totals = central ? dispatch_central(config, schedule, worker_ptrs, worker_config, depth, steal, result)
                      : dispatch_two_level(config, schedule, worker_ptrs, worker_config, result);
   }
   for (Worker* w : worker_ptrs) w->request_stop();

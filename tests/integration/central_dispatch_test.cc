@@ -1,6 +1,7 @@
-// Centralized dispatch (central, jbsq:K) in the real runtime: every request accounted for,
-// JBSQ's bound on each worker, tasks that migrate between workers still compute what they
-// would have computed in one go, and the dispatcher's own work. Counts only, no times.
+// Centralized dispatch (central, jbsq:K, and steal on the same machinery) in the real
+// runtime: every request accounted for, JBSQ's bound on each worker, tasks that migrate
+// between workers still compute what they would have computed in one go, and the
+// dispatcher's own work. Counts only, no times.
 #include <gtest/gtest.h>
 
 #include <array>
@@ -31,7 +32,7 @@ RunResult run_spin(const RunConfig& c) {
 }
 
 TEST(CentralDispatch, EveryRequestIsAccountedForUnderEveryLocalPolicy) {
-  for (const char* dispatch : {"central", "jbsq:1", "jbsq:2"}) {
+  for (const char* dispatch : {"central", "jbsq:1", "jbsq:2", "steal"}) {
     for (const auto& local : local_policy_names()) {
       const RunConfig c = central_config(dispatch, local);
       const RunResult r = run_spin(c);
@@ -137,20 +138,23 @@ void checksum_handle(const quanta_request* request, quanta_response* response) {
 const quanta_app kChecksumApp{"checksum", nullptr, nullptr, &checksum_handle};
 
 TEST(CentralDispatch, MigratedTasksComputeTheSameChecksum) {
-  RunConfig c = central_config("central");
-  // Two workers at least, even on a 2-CPU machine: threads then share CPUs, which makes
-  // the run slow but does not change what it computes.
-  c.workers = 2;
-  c.oversubscribe = max_workers() < 2;
-  c.load = 0.5;
-  c.duration_s = 0.2;
-  c.quantum_us = 2;
-  g_moved = 0;
-  const RunResult r = run_in_process(c, Workload::parse(c.workload), kChecksumApp);
-  EXPECT_EQ(r.completed, r.dispatch.generated);
-  EXPECT_EQ(r.app_errors, 0u) << "a task that moved computed a different checksum";
-  EXPECT_GT(r.migrations, 0u) << "preempted tasks resumed on the other worker";
-  EXPECT_GT(g_moved.load(), 0u) << "some requests started on one worker and finished on the other";
+  for (const char* dispatch : {"central", "steal"}) {
+    RunConfig c = central_config(dispatch);
+    // Two workers at least, even on a 2-CPU machine: threads then share CPUs, which makes
+    // the run slow but does not change what it computes.
+    c.workers = 2;
+    c.oversubscribe = max_workers() < 2;
+    c.load = 0.5;
+    c.duration_s = 0.2;
+    c.quantum_us = 2;
+    g_moved = 0;
+    const RunResult r = run_in_process(c, Workload::parse(c.workload), kChecksumApp);
+    EXPECT_EQ(r.completed, r.dispatch.generated) << dispatch;
+    EXPECT_EQ(r.app_errors, 0u) << dispatch << ": a task that moved computed a different checksum";
+    EXPECT_GT(r.migrations, 0u) << dispatch << ": preempted tasks resumed on the other worker";
+    EXPECT_GT(g_moved.load(), 0u) << dispatch << ": some requests started on one worker and finished on the other";
+    if (std::string(dispatch) == "steal") EXPECT_GT(r.steals, 0u) << "an idle worker took from the other's queue";
+  }
 }
 
 TEST(CentralDispatch, DispatcherRunsRequestsWhenEveryWorkerIsFull) {

@@ -38,8 +38,7 @@ std::vector<std::string> name_list(const std::string& option, const std::string&
 }
 
 // Splits the --dispatch list and checks each name (jbsq:K takes any K from 1 to 1024).
-// steal exists only in the simulator.
-std::vector<std::string> dispatch_names(const std::string& text, bool simulated) {
+std::vector<std::string> dispatch_names(const std::string& text) {
   std::vector<std::string> names;
   std::size_t start = 0;
   for (;;) {
@@ -50,9 +49,6 @@ std::vector<std::string> dispatch_names(const std::string& text, bool simulated)
       spec = parse_dispatch_spec(name);
     } catch (const std::invalid_argument& e) {
       throw CLI::ValidationError("--dispatch", e.what());
-    }
-    if (spec.kind == DispatchSpec::Kind::kSteal && !simulated) {
-      throw CLI::ValidationError("--dispatch", "steal runs only in quanta sim so far");
     }
     names.push_back(name);
     if (end == std::string::npos) return names;
@@ -92,7 +88,8 @@ void add_run_options(CLI::App& cmd, RunOptions& o, bool simulated) {
   cmd.add_option("--dispatch", o.dispatch_list,
                  "Dispatch policy: jsq-msq, jsq, random, po2 (a worker per request; it keeps the request), central "
                  "(one queue at the dispatcher; an idle worker gets its head for a quantum), jbsq:K (central queue plus "
-                 "up to K per worker, Concord) (comma list: run each)")
+                 "up to K per worker, Concord), steal (a queue per worker, random placement, idle workers take from the "
+                 "longest) (comma list: run each)")
       ->capture_default_str();
   cmd.add_option("--preempt", o.preempt_list,
                  "Preemption mechanism: clock (cycle-counter probes), flag (probes read a cache line the dispatcher "
@@ -139,10 +136,10 @@ void add_run_options(CLI::App& cmd, RunOptions& o, bool simulated) {
   }
 }
 
-std::vector<RunConfig> expand_runs(const RunOptions& o, bool simulated) {
+std::vector<RunConfig> expand_runs(const RunOptions& o) {
   std::vector<RunConfig> runs;
   for (const auto& local : name_list("--local", o.local_list, local_policy_names())) {
-    for (const auto& dispatch : dispatch_names(o.dispatch_list, simulated)) {
+    for (const auto& dispatch : dispatch_names(o.dispatch_list)) {
       for (const auto& preempt : name_list("--preempt", o.preempt_list, preempt_mechanism_names())) {
         RunConfig config = o.base;
         config.local_policy = local;

@@ -28,7 +28,6 @@ void add_run_options(CLI::App& command, RunOptions& options, bool simulated = fa
 
 // One config per (local, dispatch, preempt) combination, in the order given. Throws
 // CLI::ValidationError naming the option for an unknown name.
-// `simulated`: also the simulator-only dispatch policies (steal).
-std::vector<RunConfig> expand_runs(const RunOptions& options, bool simulated = false);
+std::vector<RunConfig> expand_runs(const RunOptions& options);
 
 }  // namespace quanta

@@ -42,7 +42,7 @@ void add_sim_options(CLI::App& cmd, SimOptions& o) {
 }
 
 std::vector<SimConfig> expand_sim_runs(const SimOptions& o) {
-  const std::vector<RunConfig> base = expand_runs(o.run, /*simulated=*/true);
+  const std::vector<RunConfig> base = expand_runs(o.run);
 
   SimOverheads overheads;
   if (!o.calibration.empty()) {
