@@ -3,8 +3,8 @@
 // decision code like dispatch_policy.h: the caller owns the queues and passes a snapshot
 // of the workers' state; no threads, no clocks, no allocation.
 //
-// The simulator supports all of these now; the runtime does not yet, so their names are
-// kept apart from dispatch_policy_names() (the list `quanta run` accepts).
+// The runtime carries them out in src/runtime/central_dispatcher.*, the simulator in
+// src/sim/engine.cc; dispatch_policy_names() lists only the per-request ones.
 #pragma once
 
 #include <cstdint>
