@@ -33,6 +33,16 @@ BENCHMARK(BM_NsPerRequest<quanta::calibrate::two_level_noop_ns_per_request>)
     ->Arg(1 << 20)
     ->UseManualTime()
     ->Iterations(3);
+BENCHMARK(BM_NsPerRequest<quanta::calibrate::central_noop_ns_per_request_at<1>>)
+    ->Name("BM_CentralNoop")
+    ->Arg(1 << 19)
+    ->UseManualTime()
+    ->Iterations(3);
+BENCHMARK(BM_NsPerRequest<quanta::calibrate::central_noop_ns_per_request_at<2>>)
+    ->Name("BM_Jbsq2Noop")
+    ->Arg(1 << 19)
+    ->UseManualTime()
+    ->Iterations(3);
 
 // The decision alone, over 16 workers' loads.
 void BM_JsqMsqChoose16(benchmark::State& state) {

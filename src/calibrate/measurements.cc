@@ -16,6 +16,7 @@
 #include "quanta/fn.h"
 #include "quanta/probe.h"
 #include "quanta/quanta.h"
+#include "runtime/central_dispatcher.h"
 #include "runtime/cpu_layout.h"
 #include "runtime/worker.h"
 
@@ -311,6 +312,35 @@ double two_level_noop_ns_per_request(std::size_t requests) {
     while (worker.state() == Worker::State::kStarting) cpu_relax();
     const uint64_t start = read_tsc();
     dispatch_all(ports, schedule);
+    const double ns = cycles_to_ns(read_tsc() - start) / static_cast<double>(requests);
+    worker.request_stop();
+    return ns;
+  });
+}
+
+double central_noop_ns_per_request(std::size_t requests, uint32_t depth) {
+  const std::vector<Arrival> schedule = all_due_now(requests);
+  constexpr uint32_t kSlots = 64;
+  return median_of(3, [&] {
+    CentralSlots slots(kSlots, 64 * 1024, kNoopApp);
+    WorkerConfig config;
+    config.app = &kNoopApp;
+    config.quantum_cycles = ns_to_cycles(2000);
+    config.central_slots = &slots;
+    config.central_depth = depth;
+    Worker worker(0, config);
+    const CentralPort ports[] = {worker.central_port()};
+    PinnedThread thread(second_cpu(), [&] { worker.run(); });
+    while (worker.state() == Worker::State::kStarting) cpu_relax();
+    CentralQueues queues;
+    queues.queues.push_back(make_local_policy("ps", kSlots));
+    CentralDispatcher dispatcher(ports, slots, std::move(queues), depth, false, config.quantum_cycles, 1);
+    ScopedPin pin(allowed_cpus()[0]);
+    DispatchPlan plan;
+    plan.schedule = schedule;
+    plan.start_tsc = read_tsc();
+    const uint64_t start = read_tsc();
+    dispatcher.run(plan);
     const double ns = cycles_to_ns(read_tsc() - start) / static_cast<double>(requests);
     worker.request_stop();
     return ns;

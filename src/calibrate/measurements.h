@@ -38,6 +38,13 @@ double signal_cpu_cost_ns(int signals);
 // only drains), and a no-op request end to end through one real worker.
 double dispatcher_only_ns_per_request(std::size_t requests);
 double two_level_noop_ns_per_request(std::size_t requests);
+// The same through the centralized dispatcher with JBSQ(depth) (depth 1: --dispatch
+// central): every request goes to the worker and comes back over the return ring.
+double central_noop_ns_per_request(std::size_t requests, uint32_t depth);
+template <uint32_t Depth>
+double central_noop_ns_per_request_at(std::size_t requests) {
+  return central_noop_ns_per_request(requests, Depth);
+}
 
 // Dispatches `schedule` from the first allowed CPU over `ports`; returns when every
 // request has finished. The tool behind the two dispatch measurements and their bench.

@@ -118,6 +118,9 @@ def test_calibrate_prints_every_measurement(run_quanta, tmp_path):
     for key in ["tsc_read_ns", "quantum_round_trip_ns", "signal_cpu_cost_ns"]:
         assert data[key] >= 0, key
     assert data["probe_ns"]["clock"] >= 0 and data["probe_ns"]["flag"] >= 0
+    dispatch = data["dispatch_ns_per_request"]
+    for key in ["dispatcher_only", "two_level_noop", "central_noop", "jbsq2_noop"]:
+        assert dispatch[key] > 0, key
     for key in ["flag_notification_ns", "signal_preemption_ns"]:
         assert 0 < data[key]["p50"] <= data[key]["p99"], key
     assert data["dispatch_ns_per_request"]["dispatcher_only"] > 0

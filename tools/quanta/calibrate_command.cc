@@ -50,7 +50,9 @@ int calibrate_command(const CalibrateOptions& o) {
       {"flag_notification_ns", {{"p50", flag.p50_ns}, {"p99", flag.p99_ns}, {"mean", flag.mean_ns}}},
       {"dispatch_ns_per_request",
        {{"dispatcher_only", calibrate::dispatcher_only_ns_per_request(1 << 21)},
-        {"two_level_noop", calibrate::two_level_noop_ns_per_request(1 << 20)}}},
+        {"two_level_noop", calibrate::two_level_noop_ns_per_request(1 << 20)},
+        {"central_noop", calibrate::central_noop_ns_per_request(1 << 19, 1)},
+        {"jbsq2_noop", calibrate::central_noop_ns_per_request(1 << 19, 2)}}},
       {"signal_preemption_ns", {{"p50", signal.p50_ns}, {"p99", signal.p99_ns}, {"mean", signal.mean_ns}}},
       {"signal_cpu_cost_ns", calibrate::signal_cpu_cost_ns(500)},
       {"user_interrupts", user_interrupt_support()}};
