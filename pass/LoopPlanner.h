@@ -58,6 +58,8 @@ class LoopPlanner {
   const LoopPlan* planFor(llvm::Loop* L) const;
   void apply();
   const LoopStats& stats() const { return stats_; }
+  // The function's loop budget, if any loop uses one (an alloca until promoted).
+  llvm::AllocaInst* budgetSlot() const { return budget_; }
 
  private:
   uint64_t computeIterCost(llvm::Loop* L);

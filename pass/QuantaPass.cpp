@@ -136,14 +136,12 @@ PreservedAnalyses QuantaPass::run(Module& M, ModuleAnalysisManager& MAM) {
 
     st.probes += PE.expand(F);
     markSignalSafe(F);
-    // The loop budget lives in an alloca until now; promote it to SSA registers.
-    SmallVector<AllocaInst*, 1> budget;
-    for (Instruction& I : F.getEntryBlock())
-      if (auto* AI = dyn_cast<AllocaInst>(&I))
-        if (AI->getName().starts_with("quanta.budget")) budget.push_back(AI);
-    if (!budget.empty()) {
+    // The loop budget lives in an alloca until now; promote it to SSA registers, or every
+    // iteration would pay a store-to-load chain through the stack. Found by pointer, not
+    // by name: clang discards value names outside debug builds.
+    if (AllocaInst* budget = loops.budgetSlot()) {
       DominatorTree freshDT(F);
-      PromoteMemToReg(budget, freshDT);
+      PromoteMemToReg({budget}, freshDT);
     }
     FAM.invalidate(F, PreservedAnalyses::none());
   }
