@@ -68,6 +68,41 @@ uint64_t LoopPlanner::computeIterCost(Loop* L) {
   return std::max<uint64_t>(longest, 1);
 }
 
+uint64_t LoopPlanner::blockCharge(Loop* L, BasicBlock* BB) const {
+  uint64_t c = CM_.blockCost(*BB);
+  for (Loop* child : L->getSubLoops()) {
+    const LoopPlan* cp = planFor(child);
+    if (cp && cp->kind == LoopPlan::Static && child->getLoopPreheader() == BB) c += cp->staticCost;
+  }
+  return c;
+}
+
+uint64_t LoopPlanner::computeMandatoryCost(Loop* L) const {
+  BasicBlock* latch = L->getLoopLatch();
+  if (!latch) return 0;
+  uint64_t c = 0;
+  for (BasicBlock* BB : L->blocks())
+    if (LI_.getLoopFor(BB) == L && DT_.dominates(BB, latch)) c += blockCharge(L, BB);
+  return std::max<uint64_t>(c, 1);
+}
+
+// Blocks of L that not every iteration runs subtract their charge from the budget where
+// they end; the latch then subtracts only the mandatory cost.
+void LoopPlanner::chargeOptionalBlocks(Loop* L) {
+  BasicBlock* latch = L->getLoopLatch();
+  SmallVector<std::pair<BasicBlock*, uint64_t>, 8> optional;
+  for (BasicBlock* BB : L->blocks())
+    if (LI_.getLoopFor(BB) == L && !DT_.dominates(BB, latch))
+      if (uint64_t c = blockCharge(L, BB)) optional.push_back({BB, c});
+  for (auto [BB, c] : optional) {
+    Instruction* term = BB->getTerminator();
+    if (isa<CatchSwitchInst>(term) || BB->isEHPad()) continue;
+    IRBuilder<> B(term);
+    AllocaInst* bud = budget();
+    B.CreateStore(B.CreateSub(B.CreateLoad(B.getInt64Ty(), bud), B.getInt64(c)), bud);
+  }
+}
+
 // Nearest power of two (in log scale): flooring alone would probe up to twice as often as
 // the bound asks.
 static uint64_t nearPow2(uint64_t x) {
@@ -130,6 +165,10 @@ void LoopPlanner::plan() {
 
     unsigned maxTrip = SE_.getSmallConstantMaxTripCount(L);
     uint64_t stride = nearPow2(bound_ / C);
+    p.mandatoryCost = L->getLoopLatch() ? computeMandatoryCost(L) : C;
+    // A rare expensive branch would shrink a stride for every iteration; the budget
+    // charges it only when it runs.
+    const bool lopsided = 2 * p.mandatoryCost < C;
     if (maxTrip && uint64_t(maxTrip) * C <= bound_) {
       p.kind = LoopPlan::Static;
       p.staticCost = uint64_t(maxTrip) * C;
@@ -137,8 +176,8 @@ void LoopPlanner::plan() {
       p.kind = LoopPlan::Every;
     } else {
       p.stride = stride;
-      LoopPlan::Kind strided =
-          (!dynamicChildren && findIV(L, p, stride)) ? LoopPlan::IVStride : LoopPlan::Counter;
+      LoopPlan::Kind strided = (!dynamicChildren && !lopsided && findIV(L, p, stride)) ? LoopPlan::IVStride
+                                                                                        : LoopPlan::Counter;
       if (canVersion(L, p)) {
         p.kind = LoopPlan::Version;
         p.slowKind = strided;
@@ -182,7 +221,7 @@ void LoopPlanner::strideLatch(Loop* L, LoopPlan& p, LoopPlan::Kind kind) {
       // The budget counts down: one subtract whose sign flag feeds the branch.
       AllocaInst* bud = budget();
       Value* v = B.CreateLoad(B.getInt64Ty(), bud, "quanta.left");
-      Value* n = B.CreateSub(v, B.getInt64(p.iterCost));
+      Value* n = B.CreateSub(v, B.getInt64(p.mandatoryCost));
       B.CreateStore(n, bud);
       fire = B.CreateICmpSLT(n, B.getInt64(0), "quanta.fire");
       Instruction* then = SplitBlockAndInsertIfThen(fire, term, false, PE_.unlikely());
@@ -260,10 +299,15 @@ void LoopPlanner::apply() {
       case LoopPlan::Static: ++stats_.statics; break;
       case LoopPlan::Version:
         ++stats_.versioned;
+        if (p.slowKind == LoopPlan::Counter) chargeOptionalBlocks(L);
         strideLatch(L, p, p.slowKind);
         break;
       case LoopPlan::IVStride: ++stats_.ivStrided; strideLatch(L, p, p.kind); break;
-      case LoopPlan::Counter: ++stats_.counted; strideLatch(L, p, p.kind); break;
+      case LoopPlan::Counter:
+        ++stats_.counted;
+        chargeOptionalBlocks(L);
+        strideLatch(L, p, p.kind);
+        break;
       case LoopPlan::Every: ++stats_.every; strideLatch(L, p, p.kind); break;
     }
   }

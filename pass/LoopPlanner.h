@@ -8,9 +8,10 @@
 //  IVStride probe every N iterations, N a power of two, tested on the loop's own
 //           induction variable: ((iv.next - start) & mask) == 0. No extra register.
 //  Counter  a function-wide budget (SSA after promotion) starts at the bound; each latch
-//           subtracts the iteration cost and, once it goes negative, probes and refills it.
-//           Used for loops whose children report dynamic costs, and loops without an
-//           induction variable.
+//           subtracts the cost every iteration pays, each block only some iterations run
+//           subtracts its own, and once it goes negative the latch probes and refills it.
+//           Used for loops whose children report dynamic costs, loops without an induction
+//           variable, and loops whose common path costs less than half their longest.
 //  Every    the body alone is at least half the bound: probe on each back-edge.
 #pragma once
 
@@ -31,6 +32,10 @@ struct LoopPlan {
   Kind kind = Counter;
   Kind slowKind = Counter;  // Version: how the original (long-trip) loop is strided
   uint64_t iterCost = 1;    // longest path through one iteration
+  // Counter: what every iteration costs (the blocks on all its paths); the blocks only some
+  // iterations run charge the budget themselves, so a cheap common path is not billed for
+  // a rare expensive branch.
+  uint64_t mandatoryCost = 1;
   uint64_t staticCost = 0;  // Static: cost of the whole loop
   uint64_t stride = 1;      // IVStride: iterations per probe (power of two)
   llvm::PHINode* iv = nullptr;
@@ -63,6 +68,11 @@ class LoopPlanner {
 
  private:
   uint64_t computeIterCost(llvm::Loop* L);
+  // Cost charged when `BB` (a block of L itself) runs: its own instructions, plus the whole
+  // run of a Static child loop it is the preheader of.
+  uint64_t blockCharge(llvm::Loop* L, llvm::BasicBlock* BB) const;
+  uint64_t computeMandatoryCost(llvm::Loop* L) const;
+  void chargeOptionalBlocks(llvm::Loop* L);
   bool findIV(llvm::Loop* L, LoopPlan& p, uint64_t stride);
   bool canVersion(llvm::Loop* L, LoopPlan& p);
   void versionLoop(llvm::Loop* L, LoopPlan& p);
