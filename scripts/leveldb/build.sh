@@ -16,6 +16,9 @@ src="$root/third_party_src/leveldb/src"
 out="$root/third_party_src/leveldb/build-$mode"
 
 export QUANTA_MODE="$mode" QUANTA_STATS=1
+# A fresh configuration every time: when a cached one names another compiler, CMake wipes
+# it and re-runs without the -D options below, i.e. without Release's -O3.
+rm -rf "$out/CMakeCache.txt" "$out/CMakeFiles"
 cmake -S "$src" -B "$out" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_C_COMPILER="$qbuild/bin/quanta-clang" -DCMAKE_CXX_COMPILER="$qbuild/bin/quanta-clang++" \
   -DLEVELDB_BUILD_TESTS=ON -DLEVELDB_BUILD_BENCHMARKS=ON -DBUILD_SHARED_LIBS=OFF >/dev/null
