@@ -77,6 +77,8 @@ class Engine {
   double jitter_ns();
 
   bool idle(uint32_t w) const { return (idle_bits_[w >> 6] >> (w & 63)) & 1; }
+  // The per-worker count of quanta MSQ reads: kept where requests stay on one worker.
+  bool tracks_worker_quanta() const { return spec_.kind != Kind::kCentral && spec_.kind != Kind::kJbsq; }
   void set_idle(uint32_t w) {
     if (!idle(w)) ++idle_count_;
     idle_bits_[w >> 6] |= uint64_t{1} << (w & 63);
@@ -293,10 +295,8 @@ void Engine::finish(uint32_t w, uint32_t id, double now) {
   if (observer_) observer_->on_finish({r.arrival_ns, now, r.service_ns, r.class_index, r.measured});
   Server& s = servers_[workers_[w].server];
   s.free_slots.push_back(r.slot);
-  if (spec_.kind != Kind::kCentral) {
-    --loads_[w].outstanding;
-    loads_[w].current_quanta -= r.quanta;
-  }
+  if (spec_.kind != Kind::kCentral) --loads_[w].outstanding;
+  if (tracks_worker_quanta()) loads_[w].current_quanta -= r.quanta;
   ++completed_;
   --in_system_;
   last_finish_ns_ = now;
@@ -312,7 +312,7 @@ void Engine::on_quantum_end(uint32_t w, double now) {
   ++r.quanta;
   ++quanta_;
   // The worker's counter of serviced quanta, as Worker::run() keeps it (MSQ reads it).
-  if (spec_.kind != Kind::kCentral) ++loads_[w].current_quanta;
+  if (tracks_worker_quanta()) ++loads_[w].current_quanta;
   Server& s = servers_[ws.server];
   if (!ws.finishes && s.ring.empty() && s.policy->waiting() == 0 && central_.empty()) {
     // A preempted task alone on its server: requeue-then-pick would hand it straight back,
@@ -324,7 +324,16 @@ void Engine::on_quantum_end(uint32_t w, double now) {
   ws.request = kNone;
   if (ws.finishes) {
     finish(w, id, now);
+  } else if (spec_.kind == Kind::kJbsq) {
+    // Concord, and the runtime's jbsq:K: a preempted request leaves its worker and goes to
+    // the back of the central queue, behind the arrivals that came meanwhile.
+    s.free_slots.push_back(r.slot);
+    --loads_[w].outstanding;
+    central_.push(id);
   } else {
+    // As Worker::run(): requests that arrived during the quantum queue up before the task
+    // that used it.
+    admit_ring(s);
     s.policy->requeue(r.slot, static_cast<uint64_t>(r.attained_ns));
   }
   if (spec_.kind == Kind::kJbsq) {

@@ -104,6 +104,16 @@ TEST(Engine, JbsqOneIsTheSingleFcfsQueue) {
   EXPECT_EQ(central.sojourn, jbsq.sojourn);
 }
 
+TEST(Engine, JbsqOneWithRoundRobinIsCentralizedPs) {
+  // Preempted requests go back to the central queue behind the arrivals: JBSQ(1) hands the
+  // head to an idle worker exactly as the single shared PS queue does.
+  testing::Collector central, jbsq;
+  sim(config("extreme-bimodal", 4, 0.8, "ps", "central", 300000), &central);
+  sim(config("extreme-bimodal", 4, 0.8, "ps", "jbsq:1", 300000), &jbsq);
+  ASSERT_EQ(central.sojourn.size(), jbsq.sojourn.size());
+  EXPECT_EQ(central.sojourn, jbsq.sojourn);
+}
+
 TEST(Engine, OneWorkerCentralIsTheTwoLevelWorker) {
   testing::Collector central, two_level;
   sim(config("extreme-bimodal", 1, 0.7, "ps", "central", 200000), &central);
