@@ -71,5 +71,7 @@ def test_max_load_searches_the_kernel_thread_baseline(run_json):
                    "--max-load-steps", "2", "--duration-s", "0.2", "--seed", "3")
     assert out["config"]["runtime"] == "linux"
     assert len(out["points"]) == 2
-    assert out["run"]["config"]["runtime"] == "linux"
     assert 0.0 <= out["max_load"] < 1.0
+    # The best run, if any load met the objective (a busy machine may leave none).
+    assert out["run"] is None or out["run"]["config"]["runtime"] == "linux"
+    assert (out["run"] is None) == (out["max_load"] == 0.0)
