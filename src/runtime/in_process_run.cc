@@ -51,6 +51,21 @@ DispatchPlan make_plan(const RunConfig& config, std::span<const Arrival> schedul
   return plan;
 }
 
+// Runs either dispatcher over the schedule with the mechanism's monitor, if any; fills in
+// the monitor's actions and the elapsed time.
+template <typename AnyDispatcher>
+DispatchTotals drive(AnyDispatcher& dispatcher, std::span<const WorkerPort> ports, const WorkerConfig& worker_config,
+                     const RunConfig& config, std::span<const Arrival> schedule, RunResult& result) {
+  std::unique_ptr<QuantumMonitor> monitor = make_monitor(ports, worker_config);
+  dispatcher.set_monitor(monitor.get());
+  DispatchPlan plan = make_plan(config, schedule);
+  plan.start_tsc = read_tsc();
+  const DispatchTotals totals = dispatcher.run(plan);
+  if (monitor) result.monitor_actions = monitor->actions();
+  result.elapsed_s = cycles_to_ns(read_tsc() - plan.start_tsc) * 1e-9;
+  return totals;
+}
+
 // Two-level: the dispatch policy picks a worker per request; workers keep their tasks.
 DispatchTotals dispatch_two_level(const RunConfig& config, std::span<const Arrival> schedule,
                                   std::span<Worker* const> workers, const WorkerConfig& worker_config,
@@ -59,13 +74,7 @@ DispatchTotals dispatch_two_level(const RunConfig& config, std::span<const Arriv
   std::vector<WorkerPort> ports;
   for (Worker* w : workers) ports.push_back(w->port());
   Dispatcher dispatcher(ports, *policy);
-  std::unique_ptr<QuantumMonitor> monitor = make_monitor(ports, worker_config);
-  dispatcher.set_monitor(monitor.get());
-  DispatchPlan plan = make_plan(config, schedule);
-  plan.start_tsc = read_tsc();
-  const DispatchTotals totals = dispatcher.run(plan);
-  if (monitor) result.monitor_actions = monitor->actions();
-  result.elapsed_s = cycles_to_ns(read_tsc() - plan.start_tsc) * 1e-9;
+  const DispatchTotals totals = drive(dispatcher, ports, worker_config, config, schedule, result);
   return totals;
 }
 
@@ -87,13 +96,7 @@ DispatchTotals dispatch_central(const RunConfig& config, std::span<const Arrival
   CentralDispatcher dispatcher(central_ports, *worker_config.central_slots, std::move(queues), depth,
                                config.dispatcher_works, worker_config.quantum_cycles, worker_config.class_count,
                                config.seed);
-  std::unique_ptr<QuantumMonitor> monitor = make_monitor(ports, worker_config);
-  dispatcher.set_monitor(monitor.get());
-  DispatchPlan plan = make_plan(config, schedule);
-  plan.start_tsc = read_tsc();
-  const DispatchTotals totals = dispatcher.run(plan);
-  if (monitor) result.monitor_actions = monitor->actions();
-  result.elapsed_s = cycles_to_ns(read_tsc() - plan.start_tsc) * 1e-9;
+  const DispatchTotals totals = drive(dispatcher, ports, worker_config, config, schedule, result);
   const CentralTotals& central = dispatcher.totals();
   result.requeued = central.requeued;
   result.max_outstanding = central.max_outstanding;
