@@ -21,6 +21,12 @@ static cl::opt<uint64_t> OptFlagMin("quanta-flag-min-fn-cost",
                                     cl::desc("flag mode: smallest function that gets an entry probe"));
 static cl::opt<uint64_t> OptCounterThr("quanta-counter-threshold",
                                        cl::desc("counter mode: IR instructions between clock checks"));
+static cl::opt<bool> OptAdaptive("quanta-adaptive",
+                                 cl::desc("clock mode: loop probes aim at the deadline (1) or use a fixed stride (0)"));
+static cl::opt<uint64_t> OptMaxCycles("quanta-probe-max-cycles",
+                                      cl::desc("clock mode, adaptive: longest gap between loop probes, cycles"));
+static cl::opt<uint64_t> OptMaxFactor("quanta-max-stride-factor",
+                                      cl::desc("clock mode, adaptive: longest gap, in static strides"));
 static cl::opt<bool> OptLockGuard("quanta-lock-guard",
                                   cl::desc("bracket lock calls with quanta_preempt_disable/enable"));
 static cl::opt<bool> OptCountExec("quanta-count-probes",
@@ -95,6 +101,13 @@ Config loadConfig() {
   c.flagMinFnCost = pickUInt(OptFlagMin, "QUANTA_FLAG_MIN_FN_COST", c.flagMinFnCost, 0);
   // The counter baseline defaults to the clock bound so both target the same density.
   c.counterThreshold = pickUInt(OptCounterThr, "QUANTA_COUNTER_THRESHOLD", c.bound, 1);
+  c.adaptive = pickBool(OptAdaptive, "QUANTA_ADAPTIVE", c.adaptive);
+  c.probeMaxCycles = pickUInt(OptMaxCycles, "QUANTA_PROBE_MAX_CYCLES", c.probeMaxCycles, 1);
+  // The helper multiplies it by a gap of up to 2^31 units in 64 bits.
+  if (c.probeMaxCycles >= (uint64_t(1) << 32))
+    bad("-quanta-probe-max-cycles/QUANTA_PROBE_MAX_CYCLES", std::to_string(c.probeMaxCycles),
+        "a number below 2^32");
+  c.maxStrideFactor = pickUInt(OptMaxFactor, "QUANTA_MAX_STRIDE_FACTOR", c.maxStrideFactor, 1);
   c.lockGuard = pickBool(OptLockGuard, "QUANTA_LOCK_GUARD", c.lockGuard);
   c.countExec = pickBool(OptCountExec, "QUANTA_COUNT_PROBES", c.countExec);
   c.stats = pickBool(OptStats, "QUANTA_STATS", c.stats);

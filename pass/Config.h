@@ -25,6 +25,13 @@ struct Config {
   uint64_t flagMinFnCost = 32;
   // Counter mode: instruction count between two clock checks.
   uint64_t counterThreshold = 1000;
+  // Clock mode: loop probes measure their loop's speed and aim the next probe at the
+  // deadline (AdaptiveProbe.h); off: a fixed stride from the bound, as in flag mode.
+  bool adaptive = true;
+  // Adaptive loop probes: longest gap, in cycles (spacing when the deadline is far or
+  // unknown) and as a multiple of the static stride (when the loop's speed is unknown).
+  uint64_t probeMaxCycles = 8192;
+  uint64_t maxStrideFactor = 64;
   // Bracket lock calls with quanta_preempt_disable()/enable().
   bool lockGuard = true;
   // Count every executed probe in the global quanta_stat_probes_executed (benchmarks).

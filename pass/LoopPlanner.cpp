@@ -2,6 +2,10 @@
 
 #include "llvm/ADT/PostOrderIterator.h"
 #include "llvm/IR/IRBuilder.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/IR/InlineAsm.h"
+#include "llvm/IR/MDBuilder.h"
+#include "llvm/IR/ProfDataUtils.h"
 #include "llvm/Transforms/Utils/BasicBlockUtils.h"
 #include "llvm/Transforms/Utils/Cloning.h"
 #include "llvm/Transforms/Utils/ScalarEvolutionExpander.h"
@@ -15,8 +19,8 @@ static constexpr unsigned kMaxVersionedInsts = 400;
 
 LoopPlanner::LoopPlanner(Function& F, LoopInfo& LI, ScalarEvolution& SE, DominatorTree& DT,
                          const CostModel& CM, const Config& cfg, ProbeEmitter& PE, uint64_t bound,
-                         bool allowVersioning)
-    : F_(F), LI_(LI), SE_(SE), DT_(DT), CM_(CM), PE_(PE), bound_(bound),
+                         bool allowVersioning, AdaptiveProbe* adaptive)
+    : F_(F), LI_(LI), SE_(SE), DT_(DT), CM_(CM), PE_(PE), cfg_(cfg), AP_(adaptive), bound_(bound),
       allowVersioning_(allowVersioning) {}
 
 const LoopPlan* LoopPlanner::planFor(Loop* L) const {
@@ -130,6 +134,7 @@ bool LoopPlanner::findIV(Loop* L, LoopPlan& p, uint64_t stride) {
     p.ivStart = phi.getIncomingValueForBlock(pre);
     p.ivNext = next;
     p.stepZeros = tz;
+    p.step = step->getValue()->getSExtValue();
     return true;
   }
   return false;
@@ -176,7 +181,9 @@ void LoopPlanner::plan() {
       p.kind = LoopPlan::Every;
     } else {
       p.stride = stride;
-      LoopPlan::Kind strided = (!dynamicChildren && !lopsided && findIV(L, p, stride)) ? LoopPlan::IVStride
+      // Adaptive gaps grow to maxGap iterations: the IV must hold that without wrapping.
+      uint64_t widest = AP_ ? maxGap(stride) : stride;
+      LoopPlan::Kind strided = (!dynamicChildren && !lopsided && findIV(L, p, widest)) ? LoopPlan::IVStride
                                                                                         : LoopPlan::Counter;
       if (canVersion(L, p)) {
         p.kind = LoopPlan::Version;
@@ -195,6 +202,7 @@ AllocaInst* LoopPlanner::budget() {
   IRBuilder<> B(&entry, entry.getFirstInsertionPt());
   budget_ = B.CreateAlloca(B.getInt64Ty(), nullptr, "quanta.budget");
   B.CreateStore(B.getInt64(bound_), budget_);
+  if (AP_) budgetSite_ = AP_->newSite(F_, bound_);  // the first gap is the initial budget
   return budget_;
 }
 
@@ -211,6 +219,10 @@ void LoopPlanner::strideLatch(Loop* L, LoopPlan& p, LoopPlan::Kind kind) {
       PE_.mark(term);
       continue;
     }
+    if (kind == LoopPlan::IVStride && latches.size() == 1 && AP_) {
+      adaptiveIVLatch(L, p, latch);
+      continue;
+    }
     if (kind == LoopPlan::IVStride && latches.size() == 1) {
       Type* ty = p.ivNext->getType();
       APInt mask = APInt(ty->getIntegerBitWidth(), p.stride).shl(p.stepZeros) - 1;
@@ -225,13 +237,161 @@ void LoopPlanner::strideLatch(Loop* L, LoopPlan& p, LoopPlan::Kind kind) {
       B.CreateStore(n, bud);
       fire = B.CreateICmpSLT(n, B.getInt64(0), "quanta.fire");
       Instruction* then = SplitBlockAndInsertIfThen(fire, term, false, PE_.unlikely());
-      IRBuilder<>(then).CreateStore(B.getInt64(bound_), bud);  // refill on probe
+      IRBuilder<> T(then);
+      if (AP_) {
+        // The refill is the next gap, aimed at the deadline; how far below zero the
+        // budget went is part of what the last gap ran.
+        Value* gap = AP_->probe(T, budgetSite_, bound_, maxGap(bound_), T.CreateNeg(n));
+        T.CreateStore(gap, bud);
+        ++stats_.adaptiveProbes;
+        continue;
+      }
+      T.CreateStore(B.getInt64(bound_), bud);  // refill on probe
       PE_.mark(then);
       continue;
     }
     Instruction* then = SplitBlockAndInsertIfThen(fire, term, false, PE_.unlikely());
     PE_.mark(then);
   }
+}
+
+// The IV is compared with probe.at, a header PHI: each probe sets it `gap` steps ahead
+// of where the IV is; the preheader sets it as far ahead of the start as the last entry
+// left it (the static stride the first time). Wrapping arithmetic: the IV meets it exactly.
+// Of two IV values `a` and `b` ahead of `from`, the one the IV reaches first.
+static Value* reachedFirst(IRBuilder<>& B, Value* from, Value* a, Value* b, int64_t step) {
+  Value* da = step > 0 ? B.CreateSub(a, from) : B.CreateSub(from, a);
+  Value* db = step > 0 ? B.CreateSub(b, from) : B.CreateSub(from, b);
+  return B.CreateSelect(B.CreateICmpULE(da, db), a, b);
+}
+
+// A counted loop whose latch exits on iv.next == end already compares the IV on every
+// iteration: the probe shares that compare. The latch tests iv.next == limit, where limit
+// is whichever of end and probe.at comes first; only when it hits does a block off the hot
+// path tell the exit from a probe. The loop's hot path is then the plain loop's, with the
+// bound in a register. Returns false (nothing changed) for any other latch.
+bool LoopPlanner::adaptiveExitLatch(Loop* L, LoopPlan& p, BasicBlock* latch) {
+  auto* br = dyn_cast<BranchInst>(latch->getTerminator());
+  if (!br || !br->isConditional()) return false;
+  auto* cmp = dyn_cast<ICmpInst>(br->getCondition());
+  if (!cmp || !cmp->isEquality() || !cmp->hasOneUse() || cmp->getOperand(0) != p.ivNext) return false;
+  Value* end = cmp->getOperand(1);
+  if (!L->isLoopInvariant(end)) return false;
+  BasicBlock* header = L->getHeader();
+  // On `eq` the true edge leaves; on `ne` the false edge does.
+  unsigned exitIdx = cmp->getPredicate() == ICmpInst::ICMP_EQ ? 0 : 1;
+  BasicBlock* exit = br->getSuccessor(exitIdx);
+  if (br->getSuccessor(1 - exitIdx) != header || L->contains(exit)) return false;
+
+  Type* ty = p.ivNext->getType();
+  Value* site = AP_->newSite(F_, p.stride, int64_t(p.stride) * p.step);
+  Constant* step = ConstantInt::get(ty, p.step, /*isSigned=*/true);
+  BasicBlock* pre = L->getLoopPreheader();
+  IRBuilder<> PB(pre->getTerminator());
+  Value* first = PB.CreateAdd(p.ivStart, PB.CreateTrunc(AP_->loadLeft(PB, site), ty), "quanta.probe.first");
+  Value* limit0 = reachedFirst(PB, p.ivStart, end, first, p.step);
+
+  LLVMContext& C = F_.getContext();
+  BasicBlock* check = BasicBlock::Create(C, "quanta.hit", &F_, exit);
+  BasicBlock* probe = BasicBlock::Create(C, "quanta.probe", &F_, exit);
+  L->addBasicBlockToLoop(check, LI_);
+  L->addBasicBlockToLoop(probe, LI_);
+
+  PHINode* at = PHINode::Create(ty, 2, "quanta.probe.at", header->begin());
+  PHINode* limit = PHINode::Create(ty, 2, "quanta.limit", header->begin());
+  IRBuilder<> B(br);
+  Value* hit = B.CreateICmpEQ(p.ivNext, limit, "quanta.at.limit");
+  // The original branch's weights, if any, carry over (exit edge first): hitting the limit
+  // is as rare as leaving was, plus the rare probe.
+  MDNode* weights = nullptr;
+  SmallVector<uint32_t, 2> w;
+  if (extractBranchWeights(*br, w) && w.size() == 2)
+    weights = MDBuilder(C).createBranchWeights(w[exitIdx], w[1 - exitIdx]);
+  BranchInst* newBr = B.CreateCondBr(hit, check, header, weights);
+  newBr->copyMetadata(*br, {LLVMContext::MD_loop});
+  br->eraseFromParent();
+  cmp->eraseFromParent();
+
+  // The limit was hit: either the loop's end (leave, keeping how far the probe is for the
+  // next entry; one step if it was due right now) or the probe.
+  IRBuilder<> CB(check);
+  // What the two blocks compute from the IV is hidden behind an empty asm: otherwise loop
+  // strength reduction keeps `end - iv` as a second induction register on the hot path,
+  // just for these rarely run blocks.
+  auto* opaqueTy = FunctionType::get(ty, {ty}, false);
+  Value* iv = CB.CreateCall(InlineAsm::get(opaqueTy, "", "=r,0", /*hasSideEffects=*/false), {p.ivNext},
+                            "quanta.iv");
+  Value* left = CB.CreateSub(at, iv);
+  left = CB.CreateSelect(CB.CreateICmpEQ(left, ConstantInt::get(ty, 0)), step, left);
+  AP_->storeLeft(CB, site, CB.CreateSExt(left, CB.getInt64Ty()));
+  CB.CreateCondBr(CB.CreateICmpEQ(iv, end, "quanta.end"), exit, probe);
+  for (PHINode& phi : exit->phis())
+    for (unsigned i = 0, e = phi.getNumIncomingValues(); i != e; ++i)
+      if (phi.getIncomingBlock(i) == latch) phi.setIncomingBlock(i, check);
+
+  IRBuilder<> TB(probe);
+  Value* gap = AP_->probe(TB, site, p.stride, maxGap(p.stride), TB.getInt64(0));
+  Value* next = TB.CreateAdd(iv, TB.CreateMul(TB.CreateZExtOrTrunc(gap, ty), step), "quanta.probe.next");
+  Value* limitNext = reachedFirst(TB, iv, end, next, p.step);
+  TB.CreateBr(header);
+
+  // Header PHIs other than ours: the probe block is a second way around the loop.
+  for (PHINode& phi : header->phis())
+    if (&phi != at && &phi != limit) phi.addIncoming(phi.getIncomingValueForBlock(latch), probe);
+  at->addIncoming(first, pre);
+  at->addIncoming(at, latch);
+  at->addIncoming(next, probe);
+  limit->addIncoming(limit0, pre);
+  limit->addIncoming(limit, latch);
+  limit->addIncoming(limitNext, probe);
+  DT_.recalculate(F_);
+  ++stats_.adaptiveProbes;
+  return true;
+}
+
+// For comparisons: -quanta-merge-exit=0 keeps the probe's own compare in counted loops.
+static cl::opt<bool> OptMergeExit("quanta-merge-exit", cl::init(true), cl::Hidden,
+                                  cl::desc("clock mode, adaptive: share the loop-exit compare with the probe"));
+
+void LoopPlanner::adaptiveIVLatch(Loop* L, LoopPlan& p, BasicBlock* latch) {
+  if (OptMergeExit && adaptiveExitLatch(L, p, latch)) return;
+  BasicBlock* pre = L->getLoopPreheader();
+  Type* ty = p.ivNext->getType();
+  Value* site = AP_->newSite(F_, p.stride, int64_t(p.stride) * p.step);
+  IRBuilder<> PB(pre->getTerminator());
+  Constant* step = ConstantInt::get(ty, p.step, /*isSigned=*/true);
+  Value* left = PB.CreateTrunc(AP_->loadLeft(PB, site), ty);
+  Value* first = PB.CreateAdd(p.ivStart, left, "quanta.probe.first");
+
+  BasicBlock* header = L->getHeader();
+  PHINode* at = PHINode::Create(ty, 2, "quanta.probe.at", header->begin());
+  Instruction* term = latch->getTerminator();
+  IRBuilder<> B(term);
+  Value* fire = B.CreateICmpEQ(p.ivNext, at, "quanta.fire");
+  Instruction* then = SplitBlockAndInsertIfThen(fire, term, false, PE_.unlikely());
+  IRBuilder<> T(then);
+  Value* gap = AP_->probe(T, site, p.stride, maxGap(p.stride), T.getInt64(0));
+  Value* ahead = T.CreateMul(T.CreateZExtOrTrunc(gap, ty), step);
+  Value* next = T.CreateAdd(p.ivNext, ahead, "quanta.probe.next");
+  BasicBlock* tail = term->getParent();
+  PHINode* merged = PHINode::Create(ty, 2, "quanta.probe.at.next", tail->begin());
+  merged->addIncoming(at, latch);
+  merged->addIncoming(next, then->getParent());
+  at->addIncoming(first, pre);
+  at->addIncoming(merged, tail);
+  // Exits taken from the latch save the distance left. An exit from elsewhere leaves the
+  // last saved value: a distance from an earlier entry, which only moves the next probe
+  // earlier or later by less than a gap.
+  // (The exit block may be shared with a versioned loop's fast clone: store on the edge.)
+  SmallVector<BasicBlock*, 4> exits;
+  for (BasicBlock* succ : successors(tail))
+    if (!L->contains(succ)) exits.push_back(succ);
+  for (BasicBlock* exit : exits) {
+    BasicBlock* edge = SplitEdge(tail, exit, &DT_, &LI_);
+    IRBuilder<> EB(edge->getTerminator());
+    AP_->storeLeft(EB, site, EB.CreateSExt(EB.CreateSub(merged, p.ivNext), EB.getInt64Ty()));
+  }
+  ++stats_.adaptiveProbes;
 }
 
 // Splits the preheader into a trip-count test and two loops. The clone is the probe-free

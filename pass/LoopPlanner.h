@@ -7,17 +7,21 @@
 //           strided, otherwise. In a nest, the fast path adds trip * cost to the budget.
 //  IVStride probe every N iterations, N a power of two, tested on the loop's own
 //           induction variable: ((iv.next - start) & mask) == 0. No extra register.
+//           Clock mode with adaptation: iv.next == probe.at, where probe.at is set by each
+//           probe to where the deadline will be (AdaptiveProbe.h); one register.
 //  Counter  a function-wide budget (SSA after promotion) starts at the bound; each latch
 //           subtracts the cost every iteration pays, each block only some iterations run
 //           subtracts its own, and once it goes negative the latch probes and refills it.
 //           Used for loops whose children report dynamic costs, loops without an induction
 //           variable, and loops whose common path costs less than half their longest.
+//           Clock mode with adaptation: the refill is the adaptive gap, in cost units.
 //  Every    the body alone is at least half the bound: probe on each back-edge.
 #pragma once
 
 #include <cstdint>
 #include <map>
 
+#include "AdaptiveProbe.h"
 #include "Config.h"
 #include "CostModel.h"
 #include "ProbeEmitter.h"
@@ -42,18 +46,20 @@ struct LoopPlan {
   llvm::Value* ivStart = nullptr;
   llvm::Value* ivNext = nullptr;
   unsigned stepZeros = 0;   // trailing zero bits of the IV step
+  int64_t step = 0;         // the IV step
   const llvm::SCEV* btc = nullptr;
 };
 
 struct LoopStats {
   unsigned statics = 0, versioned = 0, ivStrided = 0, counted = 0, every = 0;
+  unsigned adaptiveProbes = 0;  // probe sites expanded here (helper calls), not markers
 };
 
 class LoopPlanner {
  public:
   LoopPlanner(llvm::Function& F, llvm::LoopInfo& LI, llvm::ScalarEvolution& SE,
               llvm::DominatorTree& DT, const CostModel& CM, const Config& cfg, ProbeEmitter& PE,
-              uint64_t bound, bool allowVersioning);
+              uint64_t bound, bool allowVersioning, AdaptiveProbe* adaptive);
 
   void plan();
   // Cost a straight-line walk should charge on entering L from outside, beyond the header
@@ -78,6 +84,9 @@ class LoopPlanner {
   void versionLoop(llvm::Loop* L, LoopPlan& p);
   void strideLatch(llvm::Loop* L, LoopPlan& p, LoopPlan::Kind kind);
   llvm::AllocaInst* budget();
+  void adaptiveIVLatch(llvm::Loop* L, LoopPlan& p, llvm::BasicBlock* latch);
+  bool adaptiveExitLatch(llvm::Loop* L, LoopPlan& p, llvm::BasicBlock* latch);
+  uint64_t maxGap(uint64_t staticGap) const { return staticGap * cfg_.maxStrideFactor; }
 
   llvm::Function& F_;
   llvm::LoopInfo& LI_;
@@ -85,6 +94,9 @@ class LoopPlanner {
   llvm::DominatorTree& DT_;
   const CostModel& CM_;
   ProbeEmitter& PE_;
+  const Config& cfg_;
+  AdaptiveProbe* AP_;  // clock mode with adaptation, else null
+  llvm::Value* budgetSite_ = nullptr;
   uint64_t bound_;
   bool allowVersioning_;
   std::map<llvm::Loop*, LoopPlan> plans_;

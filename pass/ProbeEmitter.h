@@ -28,12 +28,14 @@ class ProbeEmitter {
   llvm::MDNode* unlikely() const { return unlikely_; }
   // Removes the marker declaration once no call is left.
   void finish();
+  // Adds one to quanta_stat_probes_executed (with -quanta-count-probes only).
+  void emitExecCount(llvm::IRBuilder<>& B);
+  // The runtime's thread-local `name` (initial-exec); `define` makes a weak definition.
+  llvm::GlobalVariable* tlsGlobal(llvm::StringRef name, llvm::Type* ty, bool define);
 
  private:
   void emitClockProbe(llvm::Instruction* at, bool count = true);
   void emitFlagProbe(llvm::Instruction* at);
-  void emitExecCount(llvm::IRBuilder<>& B);
-  llvm::GlobalVariable* tlsGlobal(llvm::StringRef name, llvm::Type* ty, bool define);
 
   llvm::Module& M_;
   const Config& cfg_;

@@ -1,5 +1,6 @@
 #include "QuantaPass.h"
 
+#include "AdaptiveProbe.h"
 #include "CostModel.h"
 #include "LockGuard.h"
 #include "LoopPlanner.h"
@@ -89,6 +90,7 @@ PreservedAnalyses QuantaPass::run(Module& M, ModuleAnalysisManager& MAM) {
 
   CostModel CM(cfg.extCallCost, targets);
   ProbeEmitter PE(M, cfg);
+  AdaptiveProbe AP(M, cfg, PE);
   auto& FAM = MAM.getResult<FunctionAnalysisManagerModuleProxy>(M).getManager();
   ModuleStats st;
 
@@ -122,7 +124,8 @@ PreservedAnalyses QuantaPass::run(Module& M, ModuleAnalysisManager& MAM) {
 
     bool clock = cfg.mode == Mode::Clock;
     uint64_t bound = clock ? cfg.bound : cfg.flagStride;
-    LoopPlanner loops(F, LI, SE, DT, CM, cfg, PE, bound, /*allowVersioning=*/clock);
+    LoopPlanner loops(F, LI, SE, DT, CM, cfg, PE, bound, /*allowVersioning=*/clock,
+                      clock && cfg.adaptive ? &AP : nullptr);
     loops.plan();
     if (clock) placeBoundedPaths(F, LI, loops, CM, PE, cfg.bound);
     else placeFlagPoints(F, LI, CM, PE, cfg.flagMinFnCost);
@@ -134,7 +137,7 @@ PreservedAnalyses QuantaPass::run(Module& M, ModuleAnalysisManager& MAM) {
     st.loops.counted += ls.counted;
     st.loops.every += ls.every;
 
-    st.probes += PE.expand(F);
+    st.probes += PE.expand(F) + ls.adaptiveProbes;
     markSignalSafe(F);
     // The loop budget lives in an alloca until now; promote it to SSA registers, or every
     // iteration would pay a store-to-load chain through the stack. Found by pointer, not

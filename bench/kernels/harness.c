@@ -94,6 +94,9 @@ int main(int argc, char** argv) {
   if (timing_us > 0) {
     uint64_t quantum = (uint64_t)(timing_us * quanta_tsc_per_us());
     uint64_t result = 0, n = 0, disturbed = 0;
+    /* In a counting build: probes executed under preemption, i.e. what the quanta cost
+     * (a probe that adapts its spacing to the deadline runs more often near it). */
+    uint64_t probes_before = &quanta_stat_probes_executed ? quanta_stat_probes_executed : 0;
     /* The first quantum also maps and touches the stack: not a probe's doing, skipped. */
     quanta_fn* f = quanta_fn_launch(run_body, &result, quantum, 1 << 20);
     if (!f) { fprintf(stderr, "quanta_fn_launch failed\n"); return 1; }
@@ -121,8 +124,12 @@ int main(int argc, char** argv) {
     qsort(intervals, n, sizeof intervals[0], cmp_u64);
     uint64_t p99 = n ? intervals[(uint64_t)(0.99 * (double)(n - 1))] : 0;
     printf(",\"timing\":{\"quantum_cycles\":%" PRIu64 ",\"os_disturbed\":%" PRIu64 ",\"yields\":%" PRIu64
-           ",\"mae_cycles\":%.1f,\"mean_interval_cycles\":%.1f,\"p99_interval_cycles\":%" PRIu64 "}",
+           ",\"mae_cycles\":%.1f,\"mean_interval_cycles\":%.1f,\"p99_interval_cycles\":%" PRIu64,
            quantum, disturbed, n, n ? abs_err / n : 0.0, n ? sum / n : 0.0, p99);
+    if (&quanta_stat_probes_executed)
+      printf(",\"probes_executed\":%" PRIu64 ",\"quanta\":%" PRIu64,
+             quanta_stat_probes_executed - probes_before, quanta_fn_yields(f) + 1);
+    printf("}");
     quanta_fn_destroy(f);
   }
   printf("}\n");

@@ -2,8 +2,12 @@
 ; budget: it starts at B (600), each back-edge subtracts the body cost and the clock is
 ; read only when the budget goes negative, then refilled. The body costs 25: the
 ; p = p->next load counts 20 (a dependent, likely-missing load), the value load 2, the
-; add, compare and branch 1 each. So the clock is read every 25 iterations.
-; RUN: %opt -passes=quanta-clock -quanta-bound=600 -S %s | FileCheck %s
+; add, compare and branch 1 each. So the clock is read every 25 iterations (fixed refill,
+; -quanta-adaptive=0, and flag mode's rule).
+; RUN: %opt -passes=quanta-clock -quanta-bound=600 -quanta-adaptive=0 -S %s | FileCheck %s
+; With adaptation the refill is the helper's next gap in cost units (600 until the loop's
+; speed is known, at most 64 * 600), told how far below zero the budget went.
+; RUN: %opt -passes=quanta-clock -quanta-bound=600 -S %s | FileCheck %s --check-prefix=ADAPT
 
 %node = type { ptr, i64 }
 
@@ -17,6 +21,17 @@
 ; CHECK-NEXT: call i64 @llvm.readcyclecounter()
 ; CHECK: [[CONT]]:
 ; CHECK-NEXT: [[NEXT]] = phi i64 [ 600, %{{.*}} ], [ [[LEFT]], %loop ]
+; ADAPT-LABEL: define i64 @chase(
+; ADAPT: loop:
+; ADAPT-NEXT: [[B:%quanta.budget.*]] = phi i64 [ 600, %{{.*}} ], [ [[NEXT:%.*]], %{{.*}} ]
+; ADAPT: [[LEFT:%.*]] = sub i64 [[B]], 25
+; ADAPT-NEXT: %quanta.fire = icmp slt i64 [[LEFT]], 0
+; ADAPT-NEXT: br i1 %quanta.fire, label %[[PROBE:.*]], label %[[CONT:.*]], !prof
+; ADAPT: [[PROBE]]:
+; ADAPT-NEXT: [[OVER:%.*]] = sub i64 0, [[LEFT]]
+; ADAPT-NEXT: %quanta.gap.next = call i64 @__quanta_clock_gap(ptr %quanta.gap, i64 600, i64 38400, i64 [[OVER]])
+; ADAPT: [[CONT]]:
+; ADAPT-NEXT: [[NEXT]] = phi i64 [ %quanta.gap.next, %[[PROBE]] ], [ [[LEFT]], %loop ]
 define i64 @chase(ptr %p) {
 entry:
   %empty = icmp eq ptr %p, null

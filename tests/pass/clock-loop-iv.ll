@@ -2,8 +2,14 @@
 ; the probe is gated on the IV itself, ((iv.next - start) & mask) == 0, so no counter is
 ; added. Body cost 6 (the load counts 2, address arithmetic and casts 0), B = 600: 100
 ; iterations, rounded to the nearest power of two, 128. The IV steps by 4, so the mask
-; covers two more bits: (128 << 2) - 1 = 511.
-; RUN: %opt -passes=quanta-clock -quanta-bound=600 -S %s | FileCheck %s
+; covers two more bits: (128 << 2) - 1 = 511. That is the fixed stride (-quanta-adaptive=0,
+; and flag mode's rule).
+; RUN: %opt -passes=quanta-clock -quanta-bound=600 -quanta-adaptive=0 -S %s | FileCheck %s
+; With adaptation (the clock default) the IV is compared with probe.at, which starts 128
+; iterations (512 bytes) ahead of the start and which every probe moves `gap` steps ahead
+; of the IV; the gap comes from the helper, at most 64 * 128 iterations. The distance left
+; is saved on the exit edge and read back at the next entry.
+; RUN: %opt -passes=quanta-clock -quanta-bound=600 -S %s | FileCheck %s --check-prefix=ADAPT
 
 ; CHECK-LABEL: define i64 @scan(
 ; CHECK-NOT: quanta.budget
@@ -13,6 +19,24 @@
 ; CHECK-NEXT: br i1 %quanta.fire, label %[[PROBE:.*]], label
 ; CHECK: [[PROBE]]:
 ; CHECK-NEXT: call i64 @llvm.readcyclecounter()
+; ADAPT-LABEL: define i64 @scan(
+; ADAPT: %quanta.gap = alloca [3 x i64]
+; ADAPT: store i64 512, ptr [[LEFTW:%.*]],
+; ADAPT: %quanta.probe.left = load i64
+; ADAPT-NEXT: %quanta.probe.first = add i64 %start, %quanta.probe.left
+; ADAPT: loop:
+; ADAPT-NEXT: %quanta.probe.at = phi i64 [ %quanta.probe.first, %entry ], [ %quanta.probe.at.next, %[[TAIL:.*]] ]
+; ADAPT-NOT: quanta.stride
+; ADAPT: %quanta.fire = icmp eq i64 %off.next, %quanta.probe.at
+; ADAPT-NEXT: br i1 %quanta.fire, label %[[PROBE:.*]], label %[[TAIL]], !prof
+; ADAPT: [[PROBE]]:
+; ADAPT-NEXT: %quanta.gap.next = call i64 @__quanta_clock_gap(ptr %quanta.gap, i64 128, i64 8192, i64 0)
+; ADAPT-NEXT: [[AHEAD:%.*]] = mul i64 %quanta.gap.next, 4
+; ADAPT-NEXT: %quanta.probe.next = add i64 %off.next, [[AHEAD]]
+; ADAPT: [[TAIL]]:
+; ADAPT-NEXT: %quanta.probe.at.next = phi i64 [ %quanta.probe.at, %loop ], [ %quanta.probe.next, %[[PROBE]] ]
+; ADAPT: [[LEFT:%.*]] = sub i64 %quanta.probe.at.next, %off.next
+; ADAPT: store i64 [[LEFT]], ptr
 define i64 @scan(ptr %base, i64 %start) {
 entry:
   br label %loop

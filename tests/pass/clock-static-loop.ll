@@ -1,7 +1,7 @@
 ; A loop with a constant trip count whose whole run fits under B needs no probe at all.
 ; RUN: %opt -passes=quanta-clock -quanta-bound=600 -S %s | FileCheck %s
 ; With B = 40 the same 16-iteration loop no longer fits and gets strided.
-; RUN: %opt -passes=quanta-clock -quanta-bound=40 -S %s | FileCheck %s --check-prefix=SMALLB
+; RUN: %opt -passes=quanta-clock -quanta-bound=40 -quanta-adaptive=0 -S %s | FileCheck %s --check-prefix=SMALLB
 
 ; CHECK-LABEL: define i64 @sum16(
 ; CHECK-NOT: readcyclecounter

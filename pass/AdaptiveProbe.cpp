@@ -1,0 +1,138 @@
+#include "AdaptiveProbe.h"
+
+#include "llvm/IR/Intrinsics.h"
+
+using namespace llvm;
+
+namespace quanta {
+
+// Site state: word 0 the clock when the current gap started (0: unknown), word 1 its
+// length, word 2 (loop sites) the distance to the next probe while the loop is not running.
+static constexpr unsigned kStartWord = 0, kGapWord = 1, kLeftWord = 2, kWords = 3;
+// A rate measured over a short gap is noisy (a few cache hits in a pointer walk make it look
+// fast): a gap grows at most this many times over the one it was measured on.
+static constexpr uint64_t kMaxGrowth = 4;
+
+// Far from the deadline a gap is aimed this much short of it (1/16), so that a rate that is
+// a little off lands the probe before the deadline, and one short gap more ends right after
+// it instead of a long gap overshooting. Close to it (under kAimExactCycles) it aims exactly.
+static constexpr unsigned kAimShortShift = 4;
+static constexpr uint64_t kAimExactCycles = 512;
+// Keeps target * gap in 64 bits: target is at most the cycle cap (checked at load time to
+// be < 2^32), gap is clamped to 2^31.
+static constexpr uint64_t kMaxMeasuredGap = uint64_t(1) << 31;
+
+static Value* word(IRBuilder<>& B, Value* site, unsigned i) {
+  return B.CreateConstInBoundsGEP1_32(B.getInt64Ty(), site, i);
+}
+
+Value* AdaptiveProbe::newSite(Function& F, uint64_t initialGap, int64_t initialLeft) {
+  BasicBlock& entry = F.getEntryBlock();
+  IRBuilder<> B(&entry, entry.getFirstInsertionPt());
+  AllocaInst* site = B.CreateAlloca(ArrayType::get(B.getInt64Ty(), kWords), nullptr, "quanta.gap");
+  // Right after the alloca, before anything that could reach a probe.
+  B.SetInsertPoint(site->getNextNode());
+  B.CreateStore(B.getInt64(0), word(B, site, kStartWord));
+  B.CreateStore(B.getInt64(initialGap), word(B, site, kGapWord));
+  if (initialLeft) B.CreateStore(B.getInt64(initialLeft), word(B, site, kLeftWord));
+  return site;
+}
+
+Value* AdaptiveProbe::loadLeft(IRBuilder<>& B, Value* site) {
+  return B.CreateLoad(B.getInt64Ty(), word(B, site, kLeftWord), "quanta.probe.left");
+}
+
+void AdaptiveProbe::storeLeft(IRBuilder<>& B, Value* site, Value* left) {
+  B.CreateStore(left, word(B, site, kLeftWord));
+}
+
+// The rate of the last gap is cycles(measuredAt - start) per gap unit; the next gap covers
+// what is left to the deadline (seen at `startsAt`, after a yield the new quantum's), capped
+// in cycles and in units. Unknown rate: the static gap.
+Value* AdaptiveProbe::planGap(IRBuilder<>& B, Value* site, Value* measuredAt, Value* startsAt,
+                              Value* deadline, Value* staticGap, Value* maxGap, Value* overshoot) {
+  Type* i64 = B.getInt64Ty();
+  Value* startW = word(B, site, kStartWord);
+  Value* gapW = word(B, site, kGapWord);
+  Value* start = B.CreateLoad(i64, startW, "start");
+  Value* done = B.CreateAdd(B.CreateLoad(i64, gapW), overshoot, "done");
+  B.CreateStore(startsAt, startW);
+
+  Value* ahead = B.CreateICmpUGT(deadline, startsAt);
+  Value* left = B.CreateSelect(ahead, B.CreateSub(deadline, startsAt), B.getInt64(0), "left");
+  left = B.CreateBinaryIntrinsic(Intrinsic::umin, left, B.getInt64(cfg_.probeMaxCycles));
+  Value* far = B.CreateICmpUGE(left, B.getInt64(kAimExactCycles));
+  Value* target = B.CreateSelect(far, B.CreateSub(left, B.CreateLShr(left, kAimShortShift)), left, "target");
+
+  Value* known = B.CreateAnd(B.CreateICmpNE(start, B.getInt64(0)), B.CreateICmpUGT(measuredAt, start));
+  known = B.CreateAnd(known, B.CreateICmpNE(done, B.getInt64(0)), "rate.known");
+  Value* took = B.CreateBinaryIntrinsic(Intrinsic::umax, B.CreateSub(measuredAt, start), B.getInt64(1), nullptr, "took");
+  Value* units = B.CreateBinaryIntrinsic(Intrinsic::umin, done, B.getInt64(kMaxMeasuredGap));
+  Value* gap = B.CreateAdd(B.CreateUDiv(B.CreateMul(target, units), took), B.getInt64(1));
+  gap = B.CreateBinaryIntrinsic(Intrinsic::umin, gap, B.CreateMul(units, B.getInt64(kMaxGrowth)));
+  gap = B.CreateBinaryIntrinsic(Intrinsic::umin, gap, maxGap);
+  gap = B.CreateSelect(known, gap, staticGap, "gap");
+  B.CreateStore(gap, gapW);
+  return gap;
+}
+
+// i64 __quanta_clock_gap(ptr site, i64 staticGap, i64 maxGap, i64 overshoot): the probe.
+// After a yield the rest runs in __quanta_clock_gap_resumed, out of line: the task may
+// resume on another thread, and a thread-local address computed before the switch must
+// not be reused (the runtime's probe_abi.cc reads its state afresh for the same reason).
+Function* AdaptiveProbe::helper() {
+  if (helper_) return helper_;
+  LLVMContext& C = M_.getContext();
+  Type* i64 = Type::getInt64Ty(C);
+  Type* ptr = PointerType::getUnqual(C);
+  GlobalVariable* deadlineTLS = PE_.tlsGlobal("quanta_deadline_tsc", i64, false);
+  FunctionCallee slow = M_.getOrInsertFunction("quanta_probe_slow", Type::getVoidTy(C));
+
+  auto make = [&](StringRef name, ArrayRef<Type*> params) {
+    Function* F = Function::Create(FunctionType::get(i64, params, false), GlobalValue::PrivateLinkage,
+                                   name, M_);
+    F->addFnAttr(Attribute::NoInline);
+    F->addFnAttr(Attribute::Cold);
+    F->addFnAttr(Attribute::NoUnwind);
+    return F;
+  };
+  Function* resumed = make("__quanta_clock_gap_resumed", {ptr, i64, i64, i64, i64});
+  {
+    IRBuilder<> B(BasicBlock::Create(C, "entry", resumed));
+    auto a = resumed->arg_begin();
+    Value *site = a, *measuredAt = a + 1, *staticGap = a + 2, *maxGap = a + 3, *over = a + 4;
+    Value* now = B.CreateIntrinsic(Intrinsic::readcyclecounter, {}, {});
+    Value* deadline = B.CreateAlignedLoad(i64, B.CreateThreadLocalAddress(deadlineTLS), Align(8));
+    B.CreateRet(planGap(B, site, measuredAt, now, deadline, staticGap, maxGap, over));
+  }
+
+  helper_ = make("__quanta_clock_gap", {ptr, i64, i64, i64});
+  auto a = helper_->arg_begin();
+  Value *site = a, *staticGap = a + 1, *maxGap = a + 2, *over = a + 3;
+  BasicBlock* entry = BasicBlock::Create(C, "entry", helper_);
+  BasicBlock* late = BasicBlock::Create(C, "late", helper_);
+  BasicBlock* onTime = BasicBlock::Create(C, "on_time", helper_);
+  IRBuilder<> B(entry);
+  PE_.emitExecCount(B);
+  Value* now = B.CreateIntrinsic(Intrinsic::readcyclecounter, {}, {}, nullptr, "now");
+  Value* deadline = B.CreateAlignedLoad(i64, B.CreateThreadLocalAddress(deadlineTLS), Align(8), "deadline");
+  B.CreateCondBr(B.CreateICmpUGE(now, deadline), late, onTime);
+
+  B.SetInsertPoint(late);
+  B.CreateCall(slow);
+  B.CreateRet(B.CreateCall(resumed, {site, now, staticGap, maxGap, over}));
+
+  B.SetInsertPoint(onTime);
+  B.CreateRet(planGap(B, site, now, now, deadline, staticGap, maxGap, over));
+  return helper_;
+}
+
+Value* AdaptiveProbe::probe(IRBuilder<>& B, Value* site, uint64_t staticGap, uint64_t maxGap,
+                            Value* overshoot) {
+  CallInst* call = B.CreateCall(helper(), {site, B.getInt64(staticGap), B.getInt64(std::max(maxGap, staticGap)),
+                                           overshoot},
+                                "quanta.gap.next");
+  return call;
+}
+
+}  // namespace quanta
