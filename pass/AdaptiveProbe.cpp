@@ -13,11 +13,6 @@ static constexpr unsigned kStartWord = 0, kGapWord = 1, kLeftWord = 2, kWords = 
 // fast): a gap grows at most this many times over the one it was measured on.
 static constexpr uint64_t kMaxGrowth = 4;
 
-// Far from the deadline a gap is aimed this much short of it (1/16), so that a rate that is
-// a little off lands the probe before the deadline, and one short gap more ends right after
-// it instead of a long gap overshooting. Close to it (under kAimExactCycles) it aims exactly.
-static constexpr unsigned kAimShortShift = 4;
-static constexpr uint64_t kAimExactCycles = 512;
 // Keeps target * gap in 64 bits: target is at most the cycle cap (checked at load time to
 // be < 2^32), gap is clamped to 2^31.
 static constexpr uint64_t kMaxMeasuredGap = uint64_t(1) << 31;
@@ -60,9 +55,10 @@ Value* AdaptiveProbe::planGap(IRBuilder<>& B, Value* site, Value* measuredAt, Va
 
   Value* ahead = B.CreateICmpUGT(deadline, startsAt);
   Value* left = B.CreateSelect(ahead, B.CreateSub(deadline, startsAt), B.getInt64(0), "left");
-  left = B.CreateBinaryIntrinsic(Intrinsic::umin, left, B.getInt64(cfg_.probeMaxCycles));
-  Value* far = B.CreateICmpUGE(left, B.getInt64(kAimExactCycles));
-  Value* target = B.CreateSelect(far, B.CreateSub(left, B.CreateLShr(left, kAimShortShift)), left, "target");
+  // Aimed straight at the deadline: gap = left * units / took + 1 is the first gap end at or
+  // after it at the measured speed. (Aiming short and correcting with a second, short gap
+  // was tried: one more probe per quantum for no better error on these kernels.)
+  Value* target = B.CreateBinaryIntrinsic(Intrinsic::umin, left, B.getInt64(cfg_.probeMaxCycles), nullptr, "target");
 
   Value* known = B.CreateAnd(B.CreateICmpNE(start, B.getInt64(0)), B.CreateICmpUGT(measuredAt, start));
   known = B.CreateAnd(known, B.CreateICmpNE(done, B.getInt64(0)), "rate.known");

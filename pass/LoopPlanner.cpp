@@ -206,6 +206,9 @@ AllocaInst* LoopPlanner::budget() {
   return budget_;
 }
 
+static cl::opt<bool> OptBackedgeBudget("quanta-backedge-budget", cl::init(true), cl::Hidden,
+                                       cl::desc("check the loop budget on the back-edge, after the exit test"));
+
 // Puts the probe decision on the single latch, right before the back-edge branch.
 void LoopPlanner::strideLatch(Loop* L, LoopPlan& p, LoopPlan::Kind kind) {
   SmallVector<BasicBlock*, 4> latches;
@@ -230,8 +233,19 @@ void LoopPlanner::strideLatch(Loop* L, LoopPlan& p, LoopPlan::Kind kind) {
       Value* low = B.CreateAnd(done, ConstantInt::get(ty, mask), "quanta.stride");
       fire = B.CreateICmpEQ(low, ConstantInt::get(ty, 0), "quanta.fire");
     } else {
-      // The budget counts down: one subtract whose sign flag feeds the branch.
+      // The budget counts down: one subtract whose sign flag feeds the branch. It goes on
+      // the back-edge, after the loop's own exit test, when that edge can be split: the
+      // exit branch (in a search loop the one that mispredicts) then does not wait behind
+      // the budget's.
       AllocaInst* bud = budget();
+      if (OptBackedgeBudget) {
+        auto* br = dyn_cast<BranchInst>(term);
+        if (br && br->isConditional() && !isa<IndirectBrInst>(term)) {
+          BasicBlock* edge = SplitEdge(latch, L->getHeader(), &DT_, &LI_);
+          term = edge->getTerminator();
+          B.SetInsertPoint(term);
+        }
+      }
       Value* v = B.CreateLoad(B.getInt64Ty(), bud, "quanta.left");
       Value* n = B.CreateSub(v, B.getInt64(p.mandatoryCost));
       B.CreateStore(n, bud);

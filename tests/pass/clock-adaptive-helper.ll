@@ -1,7 +1,7 @@
 ; The adaptive loop probe's helper (AdaptiveProbe.cpp), one per module, private and out of
 ; line. It reads the clock and the deadline, yields through quanta_probe_slow() once the
 ; deadline has passed, and plans the next gap: what is left to the deadline (capped by
-; -quanta-probe-max-cycles, aimed 1/16 short when 512 cycles or more are left), times the
+; -quanta-probe-max-cycles), times the
 ; units the last gap ran, over the cycles it took, plus one; at most 4x the last gap and at
 ; most the site's maximum; the static gap while the rate is unknown (start word 0).
 ; After a yield the planning reads the clock and the deadline again in a second function,
@@ -23,8 +23,6 @@
 ; CHECK-NEXT: ret i64 [[G]]
 ; CHECK: [[PLAN]]:
 ; CHECK: call i64 @llvm.umin.i64(i64 %{{.*}}, i64 4096)
-; CHECK: icmp uge i64 %{{.*}}, 512
-; CHECK: lshr i64 %{{.*}}, 4
 ; CHECK: udiv i64
 ; CHECK: mul i64 %{{.*}}, 4
 ; CHECK: call i64 @llvm.umin.i64(i64 %{{.*}}, i64 %2)

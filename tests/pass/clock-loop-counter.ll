@@ -3,7 +3,8 @@
 ; read only when the budget goes negative, then refilled. The body costs 25: the
 ; p = p->next load counts 20 (a dependent, likely-missing load), the value load 2, the
 ; add, compare and branch 1 each. So the clock is read every 25 iterations (fixed refill,
-; -quanta-adaptive=0, and flag mode's rule).
+; -quanta-adaptive=0, and flag mode's rule). The check sits on the back-edge, after the
+; loop's own exit test.
 ; RUN: %opt -passes=quanta-clock -quanta-bound=600 -quanta-adaptive=0 -S %s | FileCheck %s
 ; With adaptation the refill is the helper's next gap in cost units (600 until the loop's
 ; speed is known, at most 64 * 600), told how far below zero the budget went.
@@ -14,24 +15,28 @@
 ; CHECK-LABEL: define i64 @chase(
 ; CHECK: loop:
 ; CHECK-NEXT: [[B:%quanta.budget.*]] = phi i64 [ 600, %{{.*}} ], [ [[NEXT:%.*]], %{{.*}} ]
-; CHECK: [[LEFT:%.*]] = sub i64 [[B]], 25
+; CHECK: br i1 %end, label %done.loopexit, label %[[EDGE:.*]]
+; CHECK: [[EDGE]]:
+; CHECK-NEXT: [[LEFT:%.*]] = sub i64 [[B]], 25
 ; CHECK-NEXT: %quanta.fire = icmp slt i64 [[LEFT]], 0
 ; CHECK-NEXT: br i1 %quanta.fire, label %[[PROBE:.*]], label %[[CONT:.*]], !prof
 ; CHECK: [[PROBE]]:
 ; CHECK-NEXT: call i64 @llvm.readcyclecounter()
 ; CHECK: [[CONT]]:
-; CHECK-NEXT: [[NEXT]] = phi i64 [ 600, %{{.*}} ], [ [[LEFT]], %loop ]
+; CHECK-NEXT: [[NEXT]] = phi i64 [ 600, %{{.*}} ], [ [[LEFT]], %[[EDGE]] ]
 ; ADAPT-LABEL: define i64 @chase(
 ; ADAPT: loop:
 ; ADAPT-NEXT: [[B:%quanta.budget.*]] = phi i64 [ 600, %{{.*}} ], [ [[NEXT:%.*]], %{{.*}} ]
-; ADAPT: [[LEFT:%.*]] = sub i64 [[B]], 25
+; ADAPT: br i1 %end, label %done.loopexit, label %[[EDGE:.*]]
+; ADAPT: [[EDGE]]:
+; ADAPT-NEXT: [[LEFT:%.*]] = sub i64 [[B]], 25
 ; ADAPT-NEXT: %quanta.fire = icmp slt i64 [[LEFT]], 0
 ; ADAPT-NEXT: br i1 %quanta.fire, label %[[PROBE:.*]], label %[[CONT:.*]], !prof
 ; ADAPT: [[PROBE]]:
 ; ADAPT-NEXT: [[OVER:%.*]] = sub i64 0, [[LEFT]]
 ; ADAPT-NEXT: %quanta.gap.next = call i64 @__quanta_clock_gap(ptr %quanta.gap, i64 600, i64 38400, i64 [[OVER]])
 ; ADAPT: [[CONT]]:
-; ADAPT-NEXT: [[NEXT]] = phi i64 [ %quanta.gap.next, %[[PROBE]] ], [ [[LEFT]], %loop ]
+; ADAPT-NEXT: [[NEXT]] = phi i64 [ %quanta.gap.next, %[[PROBE]] ], [ [[LEFT]], %[[EDGE]] ]
 define i64 @chase(ptr %p) {
 entry:
   %empty = icmp eq ptr %p, null
