@@ -209,6 +209,9 @@ AllocaInst* LoopPlanner::budget() {
 static cl::opt<bool> OptBackedgeBudget("quanta-backedge-budget", cl::init(true), cl::Hidden,
                                        cl::desc("check the loop budget on the back-edge, after the exit test"));
 
+static cl::opt<unsigned> OptHeaderBudget("quanta-header-budget", cl::init(2), cl::Hidden,
+                                         cl::desc("loop budget at the header: 0 never, 1 always, 2 when paths meet at the latch"));
+
 // Puts the probe decision on the single latch, right before the back-edge branch.
 void LoopPlanner::strideLatch(Loop* L, LoopPlan& p, LoopPlan::Kind kind) {
   SmallVector<BasicBlock*, 4> latches;
@@ -238,7 +241,15 @@ void LoopPlanner::strideLatch(Loop* L, LoopPlan& p, LoopPlan::Kind kind) {
       // exit branch (in a search loop the one that mispredicts) then does not wait behind
       // the budget's.
       AllocaInst* bud = budget();
-      if (OptBackedgeBudget) {
+      // Where several paths meet at the latch, a block of its own on the back-edge is one
+      // more taken jump on each of them: the check goes to the top of the header instead
+      // (still after the previous iteration's exit test). A single-path latch keeps it on
+      // the split back-edge.
+      bool atHeader = OptHeaderBudget == 1 || (OptHeaderBudget == 2 && !latch->getSinglePredecessor());
+      if (atHeader && latches.size() == 1 && latch != L->getHeader()) {
+        term = &*L->getHeader()->getFirstInsertionPt();
+        B.SetInsertPoint(term);
+      } else if (OptBackedgeBudget) {
         auto* br = dyn_cast<BranchInst>(term);
         if (br && br->isConditional() && !isa<IndirectBrInst>(term)) {
           BasicBlock* edge = SplitEdge(latch, L->getHeader(), &DT_, &LI_);
