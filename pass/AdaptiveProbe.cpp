@@ -1,6 +1,7 @@
 #include "AdaptiveProbe.h"
 
 #include "llvm/IR/Intrinsics.h"
+#include "llvm/Support/CommandLine.h"
 
 using namespace llvm;
 
@@ -8,7 +9,14 @@ namespace quanta {
 
 // Site state: word 0 the clock when the current gap started (0: unknown), word 1 its
 // length, word 2 (loop sites) the distance to the next probe while the loop is not running.
-static constexpr unsigned kStartWord = 0, kGapWord = 1, kLeftWord = 2, kWords = 3;
+// Words 3 and 4: the cycles and units of the gap before the last one (units 0: none).
+static constexpr unsigned kStartWord = 0, kGapWord = 1, kLeftWord = 2, kPrevTookWord = 3,
+                          kPrevUnitsWord = 4, kWords = 5;
+// Keeps took * units in 64 bits when comparing two rates (units < 2^31).
+static constexpr uint64_t kMaxMeasuredCycles = uint64_t(1) << 30;
+// The older speed counts only when it is clearly slower (by more than kSlowerDen/kSlowerNum):
+// a steady loop's small jitter would otherwise make every gap short and add probes.
+static constexpr uint64_t kSlowerNum = 2, kSlowerDen = 3;
 // A rate measured over a short gap is noisy (a few cache hits in a pointer walk make it look
 // fast): a gap grows at most this many times over the one it was measured on.
 static constexpr uint64_t kMaxGrowth = 4;
@@ -16,6 +24,9 @@ static constexpr uint64_t kMaxGrowth = 4;
 // Keeps target * gap in 64 bits: target is at most the cycle cap (checked at load time to
 // be < 2^32), gap is clamped to 2^31.
 static constexpr uint64_t kMaxMeasuredGap = uint64_t(1) << 31;
+
+static cl::opt<bool> OptSlowerOfTwo("quanta-rate-slower-of-two", cl::init(true), cl::Hidden,
+                                    cl::desc("adaptive probes: plan with the slower of the last two gaps' speeds"));
 
 static Value* word(IRBuilder<>& B, Value* site, unsigned i) {
   return B.CreateConstInBoundsGEP1_32(B.getInt64Ty(), site, i);
@@ -29,6 +40,7 @@ Value* AdaptiveProbe::newSite(Function& F, uint64_t initialGap, int64_t initialL
   B.SetInsertPoint(site->getNextNode());
   B.CreateStore(B.getInt64(0), word(B, site, kStartWord));
   B.CreateStore(B.getInt64(initialGap), word(B, site, kGapWord));
+  B.CreateStore(B.getInt64(0), word(B, site, kPrevUnitsWord));
   if (initialLeft) B.CreateStore(B.getInt64(initialLeft), word(B, site, kLeftWord));
   return site;
 }
@@ -63,7 +75,21 @@ Value* AdaptiveProbe::planGap(IRBuilder<>& B, Value* site, Value* measuredAt, Va
   Value* known = B.CreateAnd(B.CreateICmpNE(start, B.getInt64(0)), B.CreateICmpUGT(measuredAt, start));
   known = B.CreateAnd(known, B.CreateICmpNE(done, B.getInt64(0)), "rate.known");
   Value* took = B.CreateBinaryIntrinsic(Intrinsic::umax, B.CreateSub(measuredAt, start), B.getInt64(1), nullptr, "took");
+  took = B.CreateBinaryIntrinsic(Intrinsic::umin, took, B.getInt64(kMaxMeasuredCycles));
   Value* units = B.CreateBinaryIntrinsic(Intrinsic::umin, done, B.getInt64(kMaxMeasuredGap));
+  // Plan with the slower of the last two gaps' speeds: one gap that ran fast (a pointer walk
+  // that hit in the cache for a while) must not stretch the next one past the deadline.
+  Value* prevTookW = word(B, site, kPrevTookWord);
+  Value* prevUnitsW = word(B, site, kPrevUnitsWord);
+  Value* prevTook = B.CreateLoad(i64, prevTookW);
+  Value* prevUnits = B.CreateLoad(i64, prevUnitsW);
+  B.CreateStore(took, prevTookW);
+  B.CreateStore(B.CreateSelect(known, units, B.getInt64(0)), prevUnitsW);
+  Value* prevSlower = B.CreateAnd(B.getInt1(OptSlowerOfTwo), B.CreateAnd(B.CreateICmpNE(prevUnits, B.getInt64(0)),
+                                  B.CreateICmpUGT(B.CreateMul(B.CreateMul(prevTook, units), B.getInt64(kSlowerNum)),
+                                                  B.CreateMul(B.CreateMul(took, prevUnits), B.getInt64(kSlowerDen)))));
+  took = B.CreateSelect(prevSlower, prevTook, took);
+  units = B.CreateSelect(prevSlower, prevUnits, units);
   Value* gap = B.CreateAdd(B.CreateUDiv(B.CreateMul(target, units), took), B.getInt64(1));
   gap = B.CreateBinaryIntrinsic(Intrinsic::umin, gap, B.CreateMul(units, B.getInt64(kMaxGrowth)));
   gap = B.CreateBinaryIntrinsic(Intrinsic::umin, gap, maxGap);

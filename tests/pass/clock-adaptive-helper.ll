@@ -3,7 +3,8 @@
 ; deadline has passed, and plans the next gap: what is left to the deadline (capped by
 ; -quanta-probe-max-cycles), times the
 ; units the last gap ran, over the cycles it took, plus one; at most 4x the last gap and at
-; most the site's maximum; the static gap while the rate is unknown (start word 0).
+; most the site's maximum; the static gap while the rate is unknown (start word 0). The speed
+; it plans with is the last gap's, or the one before when that was clearly (1.5x) slower.
 ; After a yield the planning reads the clock and the deadline again in a second function,
 ; out of line: the task may resume on another thread.
 ; RUN: %opt -passes=quanta-clock -quanta-bound=600 -quanta-probe-max-cycles=4096 -S %s | FileCheck %s
@@ -23,6 +24,9 @@
 ; CHECK-NEXT: ret i64 [[G]]
 ; CHECK: [[PLAN]]:
 ; CHECK: call i64 @llvm.umin.i64(i64 %{{.*}}, i64 4096)
+; CHECK: [[A:%.*]] = mul i64 %{{.*}}, 2
+; CHECK: [[B:%.*]] = mul i64 %{{.*}}, 3
+; CHECK: icmp ugt i64 [[A]], [[B]]
 ; CHECK: udiv i64
 ; CHECK: mul i64 %{{.*}}, 4
 ; CHECK: call i64 @llvm.umin.i64(i64 %{{.*}}, i64 %2)
