@@ -206,6 +206,10 @@ AllocaInst* LoopPlanner::budget() {
   return budget_;
 }
 
+// For comparisons: -quanta-merge-exit=0 keeps the probe's own compare in counted loops.
+static cl::opt<bool> OptMergeExit("quanta-merge-exit", cl::init(true), cl::Hidden,
+                                  cl::desc("share the loop-exit compare with the probe"));
+
 static cl::opt<bool> OptBackedgeBudget("quanta-backedge-budget", cl::init(true), cl::Hidden,
                                        cl::desc("check the loop budget on the back-edge, after the exit test"));
 
@@ -229,6 +233,9 @@ void LoopPlanner::strideLatch(Loop* L, LoopPlan& p, LoopPlan::Kind kind) {
       adaptiveIVLatch(L, p, latch);
       continue;
     }
+    // Flag mode: a counted loop's fixed stride shares the exit compare too.
+    if (kind == LoopPlan::IVStride && latches.size() == 1 && OptMergeExit && adaptiveExitLatch(L, p, latch))
+      continue;
     if (kind == LoopPlan::IVStride && latches.size() == 1) {
       Type* ty = p.ivNext->getType();
       APInt mask = APInt(ty->getIntegerBitWidth(), p.stride).shl(p.stepZeros) - 1;
@@ -309,11 +316,13 @@ bool LoopPlanner::adaptiveExitLatch(Loop* L, LoopPlan& p, BasicBlock* latch) {
   if (br->getSuccessor(1 - exitIdx) != header || L->contains(exit)) return false;
 
   Type* ty = p.ivNext->getType();
-  Value* site = AP_->newSite(F_, p.stride, int64_t(p.stride) * p.step);
+  // Clock: the adaptive site. Flag: a fixed stride, with only the distance kept across
+  // entries (one word on the stack).
+  Value* site = AP_ ? AP_->newSite(F_, p.stride, int64_t(p.stride) * p.step) : leftSlot(int64_t(p.stride) * p.step);
   Constant* step = ConstantInt::get(ty, p.step, /*isSigned=*/true);
   BasicBlock* pre = L->getLoopPreheader();
   IRBuilder<> PB(pre->getTerminator());
-  Value* first = PB.CreateAdd(p.ivStart, PB.CreateTrunc(AP_->loadLeft(PB, site), ty), "quanta.probe.first");
+  Value* first = PB.CreateAdd(p.ivStart, PB.CreateTrunc(AP_ ? AP_->loadLeft(PB, site) : PB.CreateLoad(PB.getInt64Ty(), site, "quanta.probe.left"), ty), "quanta.probe.first");
   Value* limit0 = reachedFirst(PB, p.ivStart, end, first, p.step);
 
   LLVMContext& C = F_.getContext();
@@ -348,17 +357,20 @@ bool LoopPlanner::adaptiveExitLatch(Loop* L, LoopPlan& p, BasicBlock* latch) {
                             "quanta.iv");
   Value* left = CB.CreateSub(at, iv);
   left = CB.CreateSelect(CB.CreateICmpEQ(left, ConstantInt::get(ty, 0)), step, left);
-  AP_->storeLeft(CB, site, CB.CreateSExt(left, CB.getInt64Ty()));
+  if (AP_) AP_->storeLeft(CB, site, CB.CreateSExt(left, CB.getInt64Ty()));
+  else CB.CreateStore(CB.CreateSExt(left, CB.getInt64Ty()), site);
   CB.CreateCondBr(CB.CreateICmpEQ(iv, end, "quanta.end"), exit, probe);
   for (PHINode& phi : exit->phis())
     for (unsigned i = 0, e = phi.getNumIncomingValues(); i != e; ++i)
       if (phi.getIncomingBlock(i) == latch) phi.setIncomingBlock(i, check);
 
   IRBuilder<> TB(probe);
-  Value* gap = AP_->probe(TB, site, p.stride, maxGap(p.stride), TB.getInt64(0));
+  Value* gap = TB.getInt64(p.stride);
+  if (AP_) gap = AP_->probe(TB, site, p.stride, maxGap(p.stride), TB.getInt64(0));
   Value* next = TB.CreateAdd(iv, TB.CreateMul(TB.CreateZExtOrTrunc(gap, ty), step), "quanta.probe.next");
   Value* limitNext = reachedFirst(TB, iv, end, next, p.step);
-  TB.CreateBr(header);
+  BranchInst* back = TB.CreateBr(header);
+  if (!AP_) PE_.mark(back);
 
   // Header PHIs other than ours: the probe block is a second way around the loop.
   for (PHINode& phi : header->phis())
@@ -370,13 +382,19 @@ bool LoopPlanner::adaptiveExitLatch(Loop* L, LoopPlan& p, BasicBlock* latch) {
   limit->addIncoming(limit, latch);
   limit->addIncoming(limitNext, probe);
   DT_.recalculate(F_);
-  ++stats_.adaptiveProbes;
+  if (AP_) ++stats_.adaptiveProbes;
   return true;
 }
 
-// For comparisons: -quanta-merge-exit=0 keeps the probe's own compare in counted loops.
-static cl::opt<bool> OptMergeExit("quanta-merge-exit", cl::init(true), cl::Hidden,
-                                  cl::desc("clock mode, adaptive: share the loop-exit compare with the probe"));
+
+Value* LoopPlanner::leftSlot(int64_t initialLeft) {
+  BasicBlock& entry = F_.getEntryBlock();
+  IRBuilder<> B(&entry, entry.getFirstInsertionPt());
+  AllocaInst* slot = B.CreateAlloca(B.getInt64Ty(), nullptr, "quanta.left");
+  B.SetInsertPoint(slot->getNextNode());
+  B.CreateStore(B.getInt64(initialLeft), slot);
+  return slot;
+}
 
 void LoopPlanner::adaptiveIVLatch(Loop* L, LoopPlan& p, BasicBlock* latch) {
   if (OptMergeExit && adaptiveExitLatch(L, p, latch)) return;

@@ -86,6 +86,7 @@ class LoopPlanner {
   llvm::AllocaInst* budget();
   void adaptiveIVLatch(llvm::Loop* L, LoopPlan& p, llvm::BasicBlock* latch);
   bool adaptiveExitLatch(llvm::Loop* L, LoopPlan& p, llvm::BasicBlock* latch);
+  llvm::Value* leftSlot(int64_t initialLeft);
   uint64_t maxGap(uint64_t staticGap) const { return staticGap * cfg_.maxStrideFactor; }
 
   llvm::Function& F_;

@@ -2,7 +2,7 @@
 ; If n * cost fits under B the probe-free clone runs; otherwise the original runs, strided
 ; on its induction variable (every 128 iterations). Body cost 6 (load 2, add, add, compare,
 ; branch), B = 600: the fast path takes n <= 100.
-; RUN: %opt -passes=quanta-clock -quanta-bound=600 -quanta-adaptive=0 -S %s | FileCheck %s
+; RUN: %opt -passes=quanta-clock -quanta-bound=600 -quanta-adaptive=0 -quanta-merge-exit=0 -S %s | FileCheck %s
 
 ; CHECK-LABEL: define i64 @sum(
 ; CHECK: %quanta.short = icmp ult i64 %{{.*}}, 100

@@ -5,15 +5,21 @@
 
 ; CHECK-LABEL: define i64 @handler(
 ; CHECK-NEXT: entry:
+;   (the loop's distance-to-probe slot, set before anything else)
+; CHECK-NEXT: %quanta.left = alloca i64
+; CHECK-NEXT: store i64 32, ptr %quanta.left
 ; CHECK-NEXT: call ptr @llvm.threadlocal.address.p0(ptr @quanta_flag_word)
 ; CHECK-NEXT: load volatile ptr
 ; CHECK-NEXT: load volatile i32
 ;   after the external call
 ; CHECK: %e = call i64 @external(
 ; CHECK-NEXT: call ptr @llvm.threadlocal.address.p0(ptr @quanta_flag_word)
-;   the loop: body cost 6, stride 200 -> every 32 iterations on the IV
+;   the loop: body cost 6, stride 200 -> every 32 iterations on the IV; the loop is counted,
+;   so the probe shares its exit compare (clock-loop-exit-merge.ll)
 ; CHECK: loop:
-; CHECK: %quanta.stride = and i64 %quanta.iters, 31
+; CHECK: %quanta.at.limit = icmp eq i64 %i.next, %quanta.limit
+; CHECK: quanta.probe:
+; CHECK-NEXT: %quanta.probe.next = add i64 %quanta.iv, 32
 ; CHECK: load volatile i32
 ; CHECK: call void @quanta_flag_probe_slow()
 define i64 @handler(ptr %a, i64 %n) {
