@@ -151,7 +151,7 @@ int main(int argc, char** argv) {
                       {"kernel_dir", o.dir},      {"statistic", "median of interleaved runs"},
                       {"kernels", o.kernels},     {"modes", o.modes}};
   json kernels = json::array();
-  std::map<std::string, std::vector<double>> overheads, fastestOverheads, maes, p99ratio;
+  std::map<std::string, std::vector<double>> overheads, fastestOverheads, maes, p99ratio, preempted;
   bool allMatch = true;
 
   for (const auto& k : o.kernels) {
@@ -201,6 +201,13 @@ int main(int argc, char** argv) {
                  {"overhead_of_fastest_pct", ovhMin},
                  {"checksum_matches_plain", match},
                  {"timing", t}};
+      // The whole kernel under preemption (every quantum at its mean interval, switches
+      // included) against the plain run: what probes cost when deadlines are near.
+      if (t["yields"].get<double>() > 0) {
+        double quanta = t["yields"].get<double>() + t["os_disturbed"].get<double>() + 1;
+        mj["preempted_over_plain_pct"] = 100.0 * (quanta * t["mean_interval_cycles"].get<double>() / base - 1.0);
+        preempted[m].push_back(mj["preempted_over_plain_pct"].get<double>());
+      }
       const json& ct = counted["timing"];
       if (ct.contains("probes_executed") && ct["yields"].get<double>() > 0)
         mj["probes_per_quantum"] = ct["probes_executed"].get<double>() / ct["quanta"].get<double>();
@@ -232,6 +239,7 @@ int main(int argc, char** argv) {
                             {"mean_mae_cycles", mean(maes[m])},
                             {"max_mae_cycles", maxOf(maes[m])},
                             {"mean_p99_over_quantum", mean(p99ratio[m])},
+                            {"mean_preempted_over_plain_pct", mean(preempted[m])},
                             {"max_p99_over_quantum", maxOf(p99ratio[m])}};
   report["summary"]["checksums_match"] = allMatch;
   report["targets"] = {{"clock_mean_overhead_pct", 3},  {"clock_max_overhead_pct", 10},
