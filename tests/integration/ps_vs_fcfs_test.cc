@@ -30,11 +30,17 @@ RunResult run(const std::string& workload, const std::string& local, double quan
   return run_in_process(c, Workload::parse(workload), *quanta_spin_app_for(c.preempt.c_str()));
 }
 
-// At load 0.5 no policy leaves the median short request slowed 50x: a run that did was
-// sharing its CPUs with something else for most of its length (another process spinning),
-// and says nothing about the policy. Such a pair is measured again, at most 3 times.
-bool undisturbed(const RunResult& r) {
-  return r.classes[0].slowdown_milli.value_at_percentile(50) < 50 * 1000;
+// A run that shared its CPUs with something else for most of its length (another process
+// spinning) says nothing about the policy; such a pair is measured again, at most 3 times.
+// What each policy keeps low at load 0.5 whatever the runtime's own cost per request (which
+// the sanitized build multiplies by ten, ~1 us a request, pushing the real load towards 0.7):
+// PS the median short request (slowed 50x only when the CPU is gone), FCFS the median long
+// request (it waits behind shorts and at most a few longs: slowed 5x only when the machine's
+// capacity is gone). FCFS's median short is no such test: it waits behind a long one about
+// as often as the longs keep the CPU busy.
+bool undisturbed(const RunResult& ps, const RunResult& fcfs) {
+  return ps.classes[0].slowdown_milli.value_at_percentile(50) < 50 * 1000 &&
+         fcfs.classes[1].slowdown_milli.value_at_percentile(50) < 5 * 1000;
 }
 
 struct Pair {
@@ -44,9 +50,13 @@ struct Pair {
 Pair run_pair(const std::string& workload, double quantum_us) {
   for (int attempt = 1;; ++attempt) {
     Pair p{run(workload, "ps", quantum_us), run(workload, "fcfs", quantum_us)};
-    if ((undisturbed(p.ps) && undisturbed(p.fcfs)) || attempt == 3) {
-      EXPECT_TRUE(undisturbed(p.ps) && undisturbed(p.fcfs))
-          << "every attempt ran on a machine too busy to measure (median short slowdown >= 50)";
+    if (undisturbed(p.ps, p.fcfs) || attempt == 3) {
+      EXPECT_TRUE(undisturbed(p.ps, p.fcfs))
+          << "every attempt ran on a machine too busy to measure: median slowdown of short "
+             "requests under ps "
+          << p.ps.classes[0].slowdown_milli.value_at_percentile(50) / 1000.0
+          << " (limit 50), of long ones under fcfs "
+          << p.fcfs.classes[1].slowdown_milli.value_at_percentile(50) / 1000.0 << " (limit 5)";
       return p;
     }
   }
