@@ -57,9 +57,8 @@ void ProbeEmitter::emitClockProbe(Instruction* at, bool count) {
   S.CreateCall(slow)->setDebugLoc(at->getDebugLoc());
 }
 
-// Two volatile loads: the worker's flag pointer and the flag itself. Volatile keeps GVN's
-// load PRE and LICM from reusing an earlier value on the hot path of a loop, which would
-// leave the task blind to the flag forever.
+// Volatile, like the flag load (emitFlagProbe): a plain load could be merged with one read
+// before a thread switch.
 Value* ProbeEmitter::loadFlagPointer(IRBuilder<>& B) {
   Type* ptrTy = B.getPtrTy();
   Value* addr = B.CreateThreadLocalAddress(tlsGlobal("quanta_flag_word", ptrTy, false));
@@ -101,6 +100,9 @@ void ProbeEmitter::emitSlotFlagProbe(Instruction* at, Value* slot, LoopInfo* LI)
   S.CreateStore(flagSlowReload(S), slot);
 }
 
+// Two volatile loads: the worker's flag pointer and the flag itself. Volatile keeps GVN's
+// load PRE and LICM from reusing an earlier value on the hot path of a loop, which would
+// leave the task blind to the flag forever.
 void ProbeEmitter::emitFlagProbe(Instruction* at) {
   IRBuilder<> B(at);
   emitExecCount(B);
