@@ -2,6 +2,7 @@
 
 #include "llvm/ADT/PostOrderIterator.h"
 #include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/IntrinsicInst.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/IR/InlineAsm.h"
 #include "llvm/IR/MDBuilder.h"
@@ -13,6 +14,9 @@
 using namespace llvm;
 
 namespace quanta {
+
+static cl::opt<bool> OptFlagPoll("quanta-flag-poll", cl::init(true), cl::Hidden,
+                                 cl::desc("flag: branchy call-free loops read the flag every iteration"));
 
 // Clone at most this many instructions for a short-loop fast path.
 static constexpr unsigned kMaxVersionedInsts = 400;
@@ -192,8 +196,59 @@ void LoopPlanner::plan() {
         p.kind = strided;
       }
     }
+    if (p.kind != LoopPlan::Static && canPoll(L)) p.kind = LoopPlan::Poll;
     plans_[L] = p;
   }
+}
+
+// Flag mode: a loop that can keep the flag pointer in a register, i.e. nothing in it but
+// a probe's slow path may switch threads (no calls), and that has branches of its own
+// besides the latch's (a loop without them predicts its stride's branch well enough).
+bool LoopPlanner::canPoll(Loop* L) const {
+  if (cfg_.mode != Mode::Flag || !OptFlagPoll || !L->getLoopPreheader() || L->getHeader()->isEHPad())
+    return false;
+  bool branchy = false;
+  for (BasicBlock* BB : L->blocks()) {
+    for (Instruction& I : *BB)
+      if (auto* CB = dyn_cast<CallBase>(&I))
+        if (!isa<IntrinsicInst>(CB) || isProbeMarker(I)) return false;
+    if (LI_.getLoopFor(BB) == L && !L->isLoopLatch(BB) && BB->getTerminator()->getNumSuccessors() > 1)
+      branchy = true;
+  }
+  return branchy;
+}
+
+// Whether L is a polled loop or inside one: its probes read the flag pointer's register.
+bool LoopPlanner::inPollNest(Loop* L) const {
+  for (; L; L = L->getParentLoop())
+    if (planFor(L)->kind == LoopPlan::Poll) return true;
+  return false;
+}
+
+void LoopPlanner::mark(Instruction* pos) {
+  CallInst* m = PE_.mark(pos);
+  if (markingPollNest_) PE_.readsFlagSlot(m, flagSlot());
+}
+
+AllocaInst* LoopPlanner::flagSlot() {
+  if (flagSlot_) return flagSlot_;
+  BasicBlock& entry = F_.getEntryBlock();
+  IRBuilder<> B(&entry, entry.getFirstInsertionPt());
+  flagSlot_ = B.CreateAlloca(B.getPtrTy(), nullptr, "quanta.flagp.slot");
+  return flagSlot_;
+}
+
+// The flag pointer lives in a slot promoted to a register: the outermost polled loop's
+// preheader reads it, each polled header reads the flag through it, and only a slow path,
+// the one thing in the nest that may switch threads, writes it again.
+void LoopPlanner::pollFlag(Loop* L) {
+  AllocaInst* slot = flagSlot();
+  if (!inPollNest(L->getParentLoop())) {
+    IRBuilder<> PB(L->getLoopPreheader()->getTerminator());
+    PB.CreateStore(PE_.loadFlagPointer(PB), slot);
+  }
+  PE_.emitSlotFlagProbe(&*L->getHeader()->getFirstInsertionPt(), slot, &LI_);
+  DT_.recalculate(F_);
 }
 
 AllocaInst* LoopPlanner::budget() {
@@ -226,7 +281,7 @@ void LoopPlanner::strideLatch(Loop* L, LoopPlan& p, LoopPlan::Kind kind) {
     IRBuilder<> B(term);
     Value* fire = nullptr;
     if (kind == LoopPlan::Every) {
-      PE_.mark(term);
+      mark(term);
       continue;
     }
     if (kind == LoopPlan::IVStride && latches.size() == 1 && AP_) {
@@ -279,11 +334,11 @@ void LoopPlanner::strideLatch(Loop* L, LoopPlan& p, LoopPlan::Kind kind) {
         continue;
       }
       T.CreateStore(B.getInt64(bound_), bud);  // refill on probe
-      PE_.mark(then);
+      mark(then);
       continue;
     }
     Instruction* then = SplitBlockAndInsertIfThen(fire, term, false, PE_.unlikely());
-    PE_.mark(then);
+    mark(then);
   }
 }
 
@@ -370,7 +425,7 @@ bool LoopPlanner::adaptiveExitLatch(Loop* L, LoopPlan& p, BasicBlock* latch) {
   Value* next = TB.CreateAdd(iv, TB.CreateMul(TB.CreateZExtOrTrunc(gap, ty), step), "quanta.probe.next");
   Value* limitNext = reachedFirst(TB, iv, end, next, p.step);
   BranchInst* back = TB.CreateBr(header);
-  if (!AP_) PE_.mark(back);
+  if (!AP_) mark(back);
 
   // Header PHIs other than ours: the probe block is a second way around the loop.
   for (PHINode& phi : header->phis())
@@ -498,6 +553,7 @@ void LoopPlanner::apply() {
   }
   for (Loop* L : postorder_) {
     LoopPlan& p = plans_[L];
+    markingPollNest_ = inPollNest(L);
     switch (p.kind) {
       case LoopPlan::Static: ++stats_.statics; break;
       case LoopPlan::Version:
@@ -512,6 +568,7 @@ void LoopPlanner::apply() {
         strideLatch(L, p, p.kind);
         break;
       case LoopPlan::Every: ++stats_.every; strideLatch(L, p, p.kind); break;
+      case LoopPlan::Poll: ++stats_.polled; pollFlag(L); break;
     }
   }
 }

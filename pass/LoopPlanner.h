@@ -16,6 +16,11 @@
 //           variable, and loops whose common path costs less than half their longest.
 //           Clock mode with adaptation: the refill is the adaptive gap, in cost units.
 //  Every    the body alone is at least half the bound: probe on each back-edge.
+//  Poll     flag mode, a loop with branches of its own and no calls: the flag is read at
+//           the top of every iteration through a pointer kept in a register. A check that
+//           never fires is always predicted; a stride's occasional taken branch is not, in a
+//           loop whose other branches follow the data. Child loops keep their own probes,
+//           reading the same register.
 #pragma once
 
 #include <cstdint>
@@ -32,7 +37,7 @@
 namespace quanta {
 
 struct LoopPlan {
-  enum Kind { Static, Version, IVStride, Counter, Every };
+  enum Kind { Static, Version, IVStride, Counter, Every, Poll };
   Kind kind = Counter;
   Kind slowKind = Counter;  // Version: how the original (long-trip) loop is strided
   uint64_t iterCost = 1;    // longest path through one iteration
@@ -51,7 +56,7 @@ struct LoopPlan {
 };
 
 struct LoopStats {
-  unsigned statics = 0, versioned = 0, ivStrided = 0, counted = 0, every = 0;
+  unsigned statics = 0, versioned = 0, ivStrided = 0, counted = 0, every = 0, polled = 0;
   unsigned adaptiveProbes = 0;  // probe sites expanded here (helper calls), not markers
 };
 
@@ -71,6 +76,8 @@ class LoopPlanner {
   const LoopStats& stats() const { return stats_; }
   // The function's loop budget, if any loop uses one (an alloca until promoted).
   llvm::AllocaInst* budgetSlot() const { return budget_; }
+  // The polled loops' flag pointer, if any (an alloca until promoted).
+  llvm::AllocaInst* flagPointerSlot() const { return flagSlot_; }
 
  private:
   uint64_t computeIterCost(llvm::Loop* L);
@@ -87,6 +94,12 @@ class LoopPlanner {
   void adaptiveIVLatch(llvm::Loop* L, LoopPlan& p, llvm::BasicBlock* latch);
   bool adaptiveExitLatch(llvm::Loop* L, LoopPlan& p, llvm::BasicBlock* latch);
   llvm::Value* leftSlot(int64_t initialLeft);
+  bool canPoll(llvm::Loop* L) const;
+  bool inPollNest(llvm::Loop* L) const;
+  void pollFlag(llvm::Loop* L);
+  // Drops a probe marker; inside a polled nest, one that reads the flag pointer's slot.
+  void mark(llvm::Instruction* pos);
+  llvm::AllocaInst* flagSlot();
   uint64_t maxGap(uint64_t staticGap) const { return staticGap * cfg_.maxStrideFactor; }
 
   llvm::Function& F_;
@@ -103,6 +116,8 @@ class LoopPlanner {
   std::map<llvm::Loop*, LoopPlan> plans_;
   llvm::SmallVector<llvm::Loop*, 16> postorder_;
   llvm::AllocaInst* budget_ = nullptr;
+  llvm::AllocaInst* flagSlot_ = nullptr;
+  bool markingPollNest_ = false;  // apply(): the loop being rewritten is in a polled nest
   LoopStats stats_;
 };
 

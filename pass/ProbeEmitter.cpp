@@ -57,15 +57,56 @@ void ProbeEmitter::emitClockProbe(Instruction* at, bool count) {
   S.CreateCall(slow)->setDebugLoc(at->getDebugLoc());
 }
 
+// Volatile, like the flag load (emitFlagProbe): a plain load could be merged with one read
+// before a thread switch.
+Value* ProbeEmitter::loadFlagPointer(IRBuilder<>& B) {
+  Type* ptrTy = B.getPtrTy();
+  Value* addr = B.CreateThreadLocalAddress(tlsGlobal("quanta_flag_word", ptrTy, false));
+  return B.CreateAlignedLoad(ptrTy, addr, Align(8), /*isVolatile=*/true, "quanta.flagp");
+}
+
+// ptr __quanta_flag_reload(): the slow path, then the flag pointer from a second
+// out-of-line function. Read in the same function as the call, the thread-local's address
+// could be one computed before the switch (the reasoning of __quanta_clock_gap_resumed).
+Value* ProbeEmitter::flagSlowReload(IRBuilder<>& B) {
+  if (!flagReload_) {
+    Type* ptrTy = B.getPtrTy();
+    auto make = [&](StringRef name) {
+      Function* F = Function::Create(FunctionType::get(ptrTy, false), GlobalValue::PrivateLinkage, name, M_);
+      F->addFnAttr(Attribute::NoInline);
+      F->addFnAttr(Attribute::Cold);
+      F->addFnAttr(Attribute::NoUnwind);
+      return F;
+    };
+    Function* pointer = make("__quanta_flag_pointer");
+    IRBuilder<> PB(BasicBlock::Create(C_, "entry", pointer));
+    PB.CreateRet(loadFlagPointer(PB));
+    flagReload_ = make("__quanta_flag_reload");
+    IRBuilder<> RB(BasicBlock::Create(C_, "entry", flagReload_));
+    RB.CreateCall(M_.getOrInsertFunction("quanta_flag_probe_slow", Type::getVoidTy(C_)));
+    RB.CreateRet(RB.CreateCall(pointer));
+  }
+  return B.CreateCall(flagReload_, {}, "quanta.flagp.fresh");
+}
+
+void ProbeEmitter::emitSlotFlagProbe(Instruction* at, Value* slot, LoopInfo* LI) {
+  IRBuilder<> B(at);
+  emitExecCount(B);
+  Value* word = B.CreateLoad(B.getPtrTy(), slot, "quanta.flagp");
+  Value* flag = B.CreateAlignedLoad(B.getInt32Ty(), word, Align(4), /*isVolatile=*/true, "quanta.flag");
+  Value* set = B.CreateICmpNE(flag, B.getInt32(0), "quanta.set");
+  Instruction* then = SplitBlockAndInsertIfThen(set, at, false, unlikely_, nullptr, LI);
+  IRBuilder<> S(then);
+  S.CreateStore(flagSlowReload(S), slot);
+}
+
 // Two volatile loads: the worker's flag pointer and the flag itself. Volatile keeps GVN's
 // load PRE and LICM from reusing an earlier value on the hot path of a loop, which would
 // leave the task blind to the flag forever.
 void ProbeEmitter::emitFlagProbe(Instruction* at) {
   IRBuilder<> B(at);
   emitExecCount(B);
-  Type* ptrTy = B.getPtrTy();
-  Value* addr = B.CreateThreadLocalAddress(tlsGlobal("quanta_flag_word", ptrTy, false));
-  Value* word = B.CreateAlignedLoad(ptrTy, addr, Align(8), /*isVolatile=*/true, "quanta.flagp");
+  Value* word = loadFlagPointer(B);
   Value* flag = B.CreateAlignedLoad(B.getInt32Ty(), word, Align(4), /*isVolatile=*/true, "quanta.flag");
   Value* set = B.CreateICmpNE(flag, B.getInt32(0), "quanta.set");
   Instruction* then = SplitBlockAndInsertIfThen(set, at, false, unlikely_);
@@ -80,8 +121,10 @@ unsigned ProbeEmitter::expand(Function& F) {
     for (Instruction& I : BB)
       if (isProbeMarker(I)) markers.push_back(&I);
   for (Instruction* m : markers) {
-    if (cfg_.mode == Mode::Flag) emitFlagProbe(m);
+    if (Value* slot = slotOf_.lookup(m)) emitSlotFlagProbe(m, slot);
+    else if (cfg_.mode == Mode::Flag) emitFlagProbe(m);
     else emitClockProbe(m);  // clock, and the counter baseline's threshold check
+    slotOf_.erase(m);
     m->eraseFromParent();
   }
   return markers.size();

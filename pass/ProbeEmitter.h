@@ -7,6 +7,8 @@
 #include "Config.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Module.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/Analysis/LoopInfo.h"
 
 #include <functional>
 
@@ -30,6 +32,17 @@ class ProbeEmitter {
   void finish();
   // Adds one to quanta_stat_probes_executed (with -quanta-count-probes only).
   void emitExecCount(llvm::IRBuilder<>& B);
+  // The running thread's flag pointer (volatile load of quanta_flag_word).
+  llvm::Value* loadFlagPointer(llvm::IRBuilder<>& B);
+  // The flag's slow path for code that keeps the flag pointer in a register: calls
+  // quanta_flag_probe_slow() and returns the pointer read afresh (the task may have moved
+  // to another thread).
+  llvm::Value* flagSlowReload(llvm::IRBuilder<>& B);
+  // A flag probe before `at` that reads the flag through the pointer held in `slot` and
+  // stores the fresh pointer there after its slow path. New blocks join LI's loops.
+  void emitSlotFlagProbe(llvm::Instruction* at, llvm::Value* slot, llvm::LoopInfo* LI = nullptr);
+  // Makes `marker` expand into emitSlotFlagProbe with `slot`.
+  void readsFlagSlot(llvm::CallInst* marker, llvm::Value* slot) { slotOf_[marker] = slot; }
   // The runtime's thread-local `name` (initial-exec); `define` makes a weak definition.
   llvm::GlobalVariable* tlsGlobal(llvm::StringRef name, llvm::Type* ty, bool define);
 
@@ -42,6 +55,8 @@ class ProbeEmitter {
   llvm::LLVMContext& C_;
   llvm::MDNode* unlikely_;
   llvm::FunctionCallee marker_;
+  llvm::Function* flagReload_ = nullptr;
+  llvm::DenseMap<llvm::Instruction*, llvm::Value*> slotOf_;
 };
 
 }  // namespace quanta

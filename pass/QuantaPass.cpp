@@ -136,15 +136,19 @@ PreservedAnalyses QuantaPass::run(Module& M, ModuleAnalysisManager& MAM) {
     st.loops.ivStrided += ls.ivStrided;
     st.loops.counted += ls.counted;
     st.loops.every += ls.every;
+    st.loops.polled += ls.polled;
 
-    st.probes += PE.expand(F) + ls.adaptiveProbes;
+    st.probes += PE.expand(F) + ls.adaptiveProbes + ls.polled;
     markSignalSafe(F);
-    // The loop budget lives in an alloca until now; promote it to SSA registers, or every
-    // iteration would pay a store-to-load chain through the stack. Found by pointer, not
-    // by name: clang discards value names outside debug builds.
-    if (AllocaInst* budget = loops.budgetSlot()) {
+    // The loop budget and the polled loops' flag pointer live in allocas until now; promote
+    // them to SSA registers, or every iteration would pay a store-to-load chain through the
+    // stack. Found by pointer, not by name: clang discards value names outside debug builds.
+    SmallVector<AllocaInst*, 2> slots;
+    if (AllocaInst* budget = loops.budgetSlot()) slots.push_back(budget);
+    if (AllocaInst* flagp = loops.flagPointerSlot()) slots.push_back(flagp);
+    if (!slots.empty()) {
       DominatorTree freshDT(F);
-      PromoteMemToReg({budget}, freshDT);
+      PromoteMemToReg(slots, freshDT);
     }
     FAM.invalidate(F, PreservedAnalyses::none());
   }
@@ -157,7 +161,7 @@ PreservedAnalyses QuantaPass::run(Module& M, ModuleAnalysisManager& MAM) {
            << " functions=" << st.functions << " probes=" << st.probes
            << " lock_sites=" << st.lockSites << " loops_static=" << st.loops.statics
            << " loops_versioned=" << st.loops.versioned << " loops_iv=" << st.loops.ivStrided
-           << " loops_counter=" << st.loops.counted << " loops_every=" << st.loops.every << "\n";
+           << " loops_counter=" << st.loops.counted << " loops_every=" << st.loops.every << " loops_polled=" << st.loops.polled << "\n";
   return PreservedAnalyses::none();
 }
 

@@ -60,7 +60,13 @@ extern "C" {
 
 void quanta_probe_slow(void) { quanta::yield_or_defer(); }
 void quanta_flag_probe_slow(void) {
-  if (quanta::flag_names_this_quantum(quanta::t_preempt_state)) quanta::yield_or_defer();
+  quanta::PreemptState& state = quanta::t_preempt_state;
+  if (!quanta::flag_names_this_quantum(state)) return;
+  // Deferred to the enable (pending): clear the flag, or a loop that reads it on every
+  // iteration (the pass's polled loops) would call in here on each one until then.
+  if (state.in_task && state.disable_depth > 0)
+    __atomic_store_n(const_cast<uint32_t*>(quanta_flag_word), 0u, __ATOMIC_RELAXED);
+  quanta::yield_or_defer();
 }
 void quanta_yield(void) { quanta::yield_or_defer(); }
 

@@ -1,0 +1,112 @@
+; Flag mode, a branchy loop with no calls (a scanner): the flag is read at the top of every
+; iteration through a pointer read once before the loop and kept in a register (a PHI), so
+; the probe is one load, compare and never-taken branch. A strided probe's branch, taken
+; once per stride, mispredicts in a loop whose other branches follow the data (string_match:
+; +12% against +2% polled). Only a slow path may switch threads, and it returns the pointer
+; afresh from an out-of-line helper; an inner loop's own probe reads the same register and
+; refreshes it too. A loop with a call keeps its stride (the call may switch threads).
+; The second RUN line checks that -O3 after the pass keeps the volatile flag load inside
+; the loop.
+; RUN: %opt -passes=quanta-flag -S %s | FileCheck %s
+; RUN: %opt -passes='quanta-flag,default<O3>' -S %s | FileCheck %s --check-prefix=O3
+
+declare void @ext(i64)
+
+; CHECK-LABEL: define i64 @scan(
+; CHECK: [[FIRST:%quanta.flagp]] = load volatile ptr
+; CHECK-NEXT: br label %loop
+; CHECK: loop:
+; CHECK-NEXT: [[P:%quanta.flagp.slot.*]] = phi ptr [ [[FIRST]], %{{.*}} ], [ [[PL:%.*]], %latch ]
+; CHECK-NOT: threadlocal.address
+; CHECK: [[F:%.*]] = load volatile i32, ptr [[P]]
+; CHECK-NEXT: [[SET:%.*]] = icmp ne i32 [[F]], 0
+; CHECK-NEXT: br i1 [[SET]]
+; CHECK: call ptr @__quanta_flag_reload()
+; CHECK-NOT: threadlocal.address
+; CHECK: inner:
+; CHECK-NOT: threadlocal.address
+; CHECK: quanta.probe:
+; CHECK-NOT: threadlocal.address
+; CHECK: load volatile i32, ptr %quanta.flagp.slot
+; CHECK-NOT: threadlocal.address
+; CHECK: call ptr @__quanta_flag_reload()
+; CHECK-NOT: threadlocal.address
+; CHECK: latch:
+; CHECK-NEXT: [[PL]] = phi ptr
+; CHECK: ret i64
+
+; O3-LABEL: define {{.*}} @scan(
+; O3: load volatile ptr
+; O3: {{^}}loop:
+; O3: load volatile i32, ptr
+; O3: br i1 %{{.*}}, label %exit, label %loop
+define i64 @scan(ptr %a, i64 %n) {
+entry:
+  br label %loop
+loop:
+  %i = phi i64 [ 0, %entry ], [ %i.next, %latch ]
+  %s = phi i64 [ 0, %entry ], [ %s.next, %latch ]
+  %p = getelementptr inbounds i8, ptr %a, i64 %i
+  %c = load i8, ptr %p
+  %nl = icmp eq i8 %c, 10
+  br i1 %nl, label %word, label %latch
+word:
+  %w = zext i8 %c to i64
+  %t = mul i64 %s, 33
+  %u = add i64 %t, %w
+  br label %inner
+inner:
+  %j = phi i64 [ 0, %word ], [ %j.next, %inner ]
+  %h = phi i64 [ %u, %word ], [ %h.next, %inner ]
+  %q = getelementptr inbounds i8, ptr %a, i64 %j
+  %d = load i8, ptr %q
+  %dz = zext i8 %d to i64
+  %h.next = add i64 %h, %dz
+  %j.next = add i64 %j, 1
+  %jd = icmp eq i64 %j.next, %i
+  br i1 %jd, label %latch.w, label %inner
+latch.w:
+  br label %latch
+latch:
+  %s.next = phi i64 [ %s, %loop ], [ %h.next, %latch.w ]
+  %i.next = add i64 %i, 1
+  %done = icmp eq i64 %i.next, %n
+  br i1 %done, label %exit, label %loop
+exit:
+  ret i64 %s.next
+}
+
+; CHECK-LABEL: define i64 @scan_calls(
+; CHECK: loop:
+; CHECK-NOT: @__quanta_flag_reload
+; CHECK: %quanta.fire = icmp slt i64
+; CHECK: call ptr @llvm.threadlocal.address.p0(ptr @quanta_flag_word)
+; CHECK: call void @quanta_flag_probe_slow()
+; CHECK: ret i64
+
+; CHECK-LABEL: define private ptr @__quanta_flag_pointer()
+; CHECK: load volatile ptr
+; CHECK-LABEL: define private ptr @__quanta_flag_reload()
+; CHECK-NEXT: entry:
+; CHECK-NEXT: call void @quanta_flag_probe_slow()
+; CHECK-NEXT: [[R:%.*]] = call ptr @__quanta_flag_pointer()
+; CHECK-NEXT: ret ptr [[R]]
+define i64 @scan_calls(ptr %a, i64 %n) {
+entry:
+  br label %loop
+loop:
+  %i = phi i64 [ 0, %entry ], [ %i.next, %latch ]
+  %p = getelementptr inbounds i8, ptr %a, i64 %i
+  %c = load i8, ptr %p
+  %nl = icmp eq i8 %c, 10
+  br i1 %nl, label %rare, label %latch
+rare:
+  call void @ext(i64 %i)
+  br label %latch
+latch:
+  %i.next = add i64 %i, 1
+  %done = icmp eq i64 %i.next, %n
+  br i1 %done, label %exit, label %loop
+exit:
+  ret i64 %i
+}
