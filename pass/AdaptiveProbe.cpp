@@ -1,6 +1,8 @@
 #include "AdaptiveProbe.h"
 
 #include "llvm/IR/Intrinsics.h"
+#include "llvm/IR/IntrinsicsX86.h"
+#include "llvm/TargetParser/Triple.h"
 #include "llvm/Support/CommandLine.h"
 
 using namespace llvm;
@@ -10,8 +12,9 @@ namespace quanta {
 // Site state: word 0 the clock when the current gap started (0: unknown), word 1 its
 // length, word 2 (loop sites) the distance to the next probe while the loop is not running.
 // Words 3 and 4: the cycles and units of the gap before the last one (units 0: none).
+// Word 5: the site's lead, word 6 how early it aims; see helper().
 static constexpr unsigned kStartWord = 0, kGapWord = 1, kLeftWord = 2, kPrevTookWord = 3,
-                          kPrevUnitsWord = 4, kWords = 5;
+                          kPrevUnitsWord = 4, kLeadWord = 5, kAimWord = 6, kWords = 7;
 // Keeps took * units in 64 bits when comparing two rates (units < 2^31).
 static constexpr uint64_t kMaxMeasuredCycles = uint64_t(1) << 30;
 // The older speed counts only when it is clearly slower (by more than kSlowerDen/kSlowerNum):
@@ -41,6 +44,8 @@ Value* AdaptiveProbe::newSite(Function& F, uint64_t initialGap, int64_t initialL
   B.CreateStore(B.getInt64(0), word(B, site, kStartWord));
   B.CreateStore(B.getInt64(initialGap), word(B, site, kGapWord));
   B.CreateStore(B.getInt64(0), word(B, site, kPrevUnitsWord));
+  B.CreateStore(B.getInt64(0), word(B, site, kLeadWord));
+  B.CreateStore(B.getInt64(0), word(B, site, kAimWord));
   if (initialLeft) B.CreateStore(B.getInt64(initialLeft), word(B, site, kLeftWord));
   return site;
 }
@@ -67,11 +72,6 @@ Value* AdaptiveProbe::planGap(IRBuilder<>& B, Value* site, Value* measuredAt, Va
 
   Value* ahead = B.CreateICmpUGT(deadline, startsAt);
   Value* left = B.CreateSelect(ahead, B.CreateSub(deadline, startsAt), B.getInt64(0), "left");
-  // Aimed straight at the deadline: gap = left * units / took + 1 is the first gap end at or
-  // after it at the measured speed. (Aiming short and correcting with a second, short gap
-  // was tried: one more probe per quantum for no better error on these kernels.)
-  Value* target = B.CreateBinaryIntrinsic(Intrinsic::umin, left, B.getInt64(cfg_.probeMaxCycles), nullptr, "target");
-
   Value* known = B.CreateAnd(B.CreateICmpNE(start, B.getInt64(0)), B.CreateICmpUGT(measuredAt, start));
   known = B.CreateAnd(known, B.CreateICmpNE(done, B.getInt64(0)), "rate.known");
   Value* took = B.CreateBinaryIntrinsic(Intrinsic::umax, B.CreateSub(measuredAt, start), B.getInt64(1), nullptr, "took");
@@ -90,6 +90,11 @@ Value* AdaptiveProbe::planGap(IRBuilder<>& B, Value* site, Value* measuredAt, Va
                                                   B.CreateMul(B.CreateMul(took, prevUnits), B.getInt64(kSlowerDen)))));
   took = B.CreateSelect(prevSlower, prevTook, took);
   units = B.CreateSelect(prevSlower, prevUnits, units);
+  // Aimed at `deadline` (the site's yield time, see helper()): gap = left * units / took + 1
+  // is the first gap end at or after it at the measured speed. (Aiming short and correcting
+  // with a second, short gap was tried: one more probe per quantum for no better error on
+  // these kernels.)
+  Value* target = B.CreateBinaryIntrinsic(Intrinsic::umin, left, B.getInt64(cfg_.probeMaxCycles), nullptr, "target");
   Value* gap = B.CreateAdd(B.CreateUDiv(B.CreateMul(target, units), took), B.getInt64(1));
   gap = B.CreateBinaryIntrinsic(Intrinsic::umin, gap, B.CreateMul(units, B.getInt64(kMaxGrowth)));
   gap = B.CreateBinaryIntrinsic(Intrinsic::umin, gap, maxGap);
@@ -118,6 +123,23 @@ Function* AdaptiveProbe::helper() {
     F->addFnAttr(Attribute::NoUnwind);
     return F;
   };
+  // The clock read at a probe runs ahead of the work before it: out of order, the front
+  // end reaches the probe while the loop's older loads are still in flight, and a yield
+  // completes only once they have. This *lead* is ~3500 cycles in pointer_chase on the dev
+  // VM (about ten dependent misses) and tens of cycles in a compute loop. On top of it, the
+  // probe that yields comes some way past the time it was aimed at (half an iteration on
+  // average; a whole one when the speed was misjudged). Aimed at the deadline itself, every
+  // quantum ends late by the sum, whatever its length (pointer_chase: ~3800 cycles at 2 us
+  // and at 10 us). So each site learns how early to aim: at each yield it reads the clock
+  // again in a way that waits for all older instructions (rdtscp on x86: the yield waits
+  // for them anyway, so this costs nothing), and moves `aim` by an eighth of how far that
+  // is past the deadline. Its probes then yield, and its gaps are planned, toward
+  // `deadline - aim`.
+  auto lead = [&](IRBuilder<>& B, Value* site) { return B.CreateLoad(i64, word(B, site, kLeadWord), "lead"); };
+  auto due = [&](IRBuilder<>& B, Value* site, Value* deadline) {
+    Value* aim = B.CreateLoad(i64, word(B, site, kAimWord), "aim");
+    return B.CreateBinaryIntrinsic(Intrinsic::usub_sat, deadline, aim, nullptr, "yield.at");
+  };
   Function* resumed = make("__quanta_clock_gap_resumed", {ptr, i64, i64, i64, i64});
   {
     IRBuilder<> B(BasicBlock::Create(C, "entry", resumed));
@@ -125,7 +147,13 @@ Function* AdaptiveProbe::helper() {
     Value *site = a, *measuredAt = a + 1, *staticGap = a + 2, *maxGap = a + 3, *over = a + 4;
     Value* now = B.CreateIntrinsic(Intrinsic::readcyclecounter, {}, {});
     Value* deadline = B.CreateAlignedLoad(i64, B.CreateThreadLocalAddress(deadlineTLS), Align(8));
-    B.CreateRet(planGap(B, site, measuredAt, now, deadline, staticGap, maxGap, over));
+    // The switch drained the pipeline: the loop restarts with no lead and builds it up
+    // within its first iterations, which the clock then shows as a burst of speed. The
+    // gap starts `lead` earlier, on the clock the loop's later probes read, so that its
+    // speed is not overestimated and it ends where the work reaches the deadline.
+    Value* l = lead(B, site);
+    Value* startsAt = B.CreateBinaryIntrinsic(Intrinsic::usub_sat, now, l);
+    B.CreateRet(planGap(B, site, measuredAt, startsAt, due(B, site, deadline), staticGap, maxGap, over));
   }
 
   helper_ = make("__quanta_clock_gap", {ptr, i64, i64, i64});
@@ -138,14 +166,39 @@ Function* AdaptiveProbe::helper() {
   PE_.emitExecCount(B);
   Value* now = B.CreateIntrinsic(Intrinsic::readcyclecounter, {}, {}, nullptr, "now");
   Value* deadline = B.CreateAlignedLoad(i64, B.CreateThreadLocalAddress(deadlineTLS), Align(8), "deadline");
-  B.CreateCondBr(B.CreateICmpUGE(now, deadline), late, onTime);
+  Value* yieldAt = due(B, site, deadline);
+  B.CreateCondBr(B.CreateICmpUGE(now, yieldAt), late, onTime);
 
   B.SetInsertPoint(late);
+  // The yield waits for the older work anyway, so waiting for it here costs nothing.
+  Value* drained;
+  if (Triple(M_.getTargetTriple()).isX86())
+    drained = B.CreateExtractValue(B.CreateIntrinsic(Intrinsic::x86_rdtscp, {}, {}), 0, "drained");
+  else
+    drained = B.CreateIntrinsic(Intrinsic::readcyclecounter, {}, {}, nullptr, "drained");
+  // The lead: averaged with the last one, and capped (an interrupt between the two reads
+  // must not distort the next quantum's first gap much).
+  Value* measuredLead = B.CreateBinaryIntrinsic(Intrinsic::umin, B.CreateBinaryIntrinsic(Intrinsic::usub_sat, drained, now),
+                                                B.getInt64(cfg_.probeMaxCycles));
+  Value* leadW = word(B, site, kLeadWord);
+  B.CreateStore(B.CreateLShr(B.CreateAdd(B.CreateLoad(i64, leadW), measuredLead), 1, "lead.next"), leadW);
+  {
+    // A signal forces a yield with deadline 0, and a quantum can end during a long
+    // preempt-disabled region: an error beyond the cap measures those, not the site.
+    Value* aimW = word(B, site, kAimWord);
+    Value* aim = B.CreateLoad(i64, aimW);
+    int64_t cap = int64_t(cfg_.probeMaxCycles);
+    Value* err = B.CreateSub(drained, deadline, "err");
+    Value* plausible = B.CreateICmpULT(B.CreateAdd(err, B.getInt64(cap)), B.getInt64(2 * cap));
+    Value* next = B.CreateAdd(aim, B.CreateAShr(err, 3));
+    next = B.CreateBinaryIntrinsic(Intrinsic::smin, B.CreateBinaryIntrinsic(Intrinsic::smax, next, B.getInt64(0)), B.getInt64(cap));
+    B.CreateStore(B.CreateSelect(plausible, next, aim, "aim.next"), aimW);
+  }
   B.CreateCall(slow);
   B.CreateRet(B.CreateCall(resumed, {site, now, staticGap, maxGap, over}));
 
   B.SetInsertPoint(onTime);
-  B.CreateRet(planGap(B, site, now, now, deadline, staticGap, maxGap, over));
+  B.CreateRet(planGap(B, site, now, now, yieldAt, staticGap, maxGap, over));
   return helper_;
 }
 
