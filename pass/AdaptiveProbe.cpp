@@ -24,6 +24,10 @@ static constexpr uint64_t kSlowerNum = 2, kSlowerDen = 3;
 // fast): a gap grows at most this many times over the one it was measured on.
 static constexpr uint64_t kMaxGrowth = 4;
 
+// A lead above this many cycles is a serial backlog (a chain of dependent misses): see
+// helper().
+static constexpr uint64_t kSerialLead = 1024;
+
 // Keeps target * gap in 64 bits: target is at most the cycle cap (checked at load time to
 // be < 2^32), gap is clamped to 2^31.
 static constexpr uint64_t kMaxMeasuredGap = uint64_t(1) << 31;
@@ -135,7 +139,25 @@ Function* AdaptiveProbe::helper() {
   // for them anyway, so this costs nothing), and moves `aim` by an eighth of how far that
   // is past the deadline. Its probes then yield, and its gaps are planned, toward
   // `deadline - aim`.
+  //
+  // A lead of more than kSerialLead cycles means the work in flight is a serial backlog:
+  // the loop is a chain of dependent misses (pointer_chase: one 4x-unrolled iteration,
+  // four misses, ~2000 cycles; lead ~3500). There the plain clock says little about how
+  // far the work is: after a resume the front end runs two iterations ahead within ~50
+  // cycles, and a yield decided on that clock lands anywhere within a few iterations. Such
+  // a site reads the clock with rdtscp at every probe instead, i.e. waits for the backlog
+  // first. That costs nothing a chain could overlap (each miss waits for the one before
+  // anyway). Its lead is then zero by construction, so the one it measured is kept until
+  // the function returns (the site's state starts afresh at each entry). Letting it decay
+  // to be measured again was tried: each quantum spent finding it out again ends ~3500
+  // cycles late, often enough to double pointer_chase's p99.
+  auto serialized = [&](IRBuilder<>& B, const Twine& name) -> Value* {
+    if (Triple(M_.getTargetTriple()).isX86())
+      return B.CreateExtractValue(B.CreateIntrinsic(Intrinsic::x86_rdtscp, {}, {}), 0, name);
+    return B.CreateIntrinsic(Intrinsic::readcyclecounter, {}, {}, nullptr, name);
+  };
   auto lead = [&](IRBuilder<>& B, Value* site) { return B.CreateLoad(i64, word(B, site, kLeadWord), "lead"); };
+  auto isSerial = [&](IRBuilder<>& B, Value* lead) { return B.CreateICmpUGT(lead, B.getInt64(kSerialLead), "serial"); };
   auto due = [&](IRBuilder<>& B, Value* site, Value* deadline) {
     Value* aim = B.CreateLoad(i64, word(B, site, kAimWord), "aim");
     return B.CreateBinaryIntrinsic(Intrinsic::usub_sat, deadline, aim, nullptr, "yield.at");
@@ -150,8 +172,10 @@ Function* AdaptiveProbe::helper() {
     // The switch drained the pipeline: the loop restarts with no lead and builds it up
     // within its first iterations, which the clock then shows as a burst of speed. The
     // gap starts `lead` earlier, on the clock the loop's later probes read, so that its
-    // speed is not overestimated and it ends where the work reaches the deadline.
+    // speed is not overestimated and it ends where the work reaches the deadline (a
+    // serial site's probes read a drained clock: no shift).
     Value* l = lead(B, site);
+    l = B.CreateSelect(isSerial(B, l), B.getInt64(0), l);
     Value* startsAt = B.CreateBinaryIntrinsic(Intrinsic::usub_sat, now, l);
     B.CreateRet(planGap(B, site, measuredAt, startsAt, due(B, site, deadline), staticGap, maxGap, over));
   }
@@ -162,26 +186,42 @@ Function* AdaptiveProbe::helper() {
   BasicBlock* entry = BasicBlock::Create(C, "entry", helper_);
   BasicBlock* late = BasicBlock::Create(C, "late", helper_);
   BasicBlock* onTime = BasicBlock::Create(C, "on_time", helper_);
+  BasicBlock* readSerial = BasicBlock::Create(C, "read.serial", helper_, late);
+  BasicBlock* readPlain = BasicBlock::Create(C, "read.plain", helper_, late);
+  BasicBlock* check = BasicBlock::Create(C, "check", helper_, late);
   IRBuilder<> B(entry);
   PE_.emitExecCount(B);
-  Value* now = B.CreateIntrinsic(Intrinsic::readcyclecounter, {}, {}, nullptr, "now");
+  Value* siteLead = lead(B, site);
+  Value* serial = isSerial(B, siteLead);
+  B.CreateCondBr(serial, readSerial, readPlain);
+  B.SetInsertPoint(readSerial);
+  Value* nowSerial = serialized(B, "now.serial");
+  B.CreateBr(check);
+  B.SetInsertPoint(readPlain);
+  Value* nowPlain = B.CreateIntrinsic(Intrinsic::readcyclecounter, {}, {}, nullptr, "now.plain");
+  B.CreateBr(check);
+  B.SetInsertPoint(check);
+  PHINode* now = B.CreatePHI(i64, 2, "now");
+  now->addIncoming(nowSerial, readSerial);
+  now->addIncoming(nowPlain, readPlain);
   Value* deadline = B.CreateAlignedLoad(i64, B.CreateThreadLocalAddress(deadlineTLS), Align(8), "deadline");
   Value* yieldAt = due(B, site, deadline);
   B.CreateCondBr(B.CreateICmpUGE(now, yieldAt), late, onTime);
 
   B.SetInsertPoint(late);
   // The yield waits for the older work anyway, so waiting for it here costs nothing.
-  Value* drained;
-  if (Triple(M_.getTargetTriple()).isX86())
-    drained = B.CreateExtractValue(B.CreateIntrinsic(Intrinsic::x86_rdtscp, {}, {}), 0, "drained");
-  else
-    drained = B.CreateIntrinsic(Intrinsic::readcyclecounter, {}, {}, nullptr, "drained");
+  Value* drained = serialized(B, "drained");
   // The lead: averaged with the last one, and capped (an interrupt between the two reads
-  // must not distort the next quantum's first gap much).
+  // must not distort the next quantum's first gap much). A serial site's is kept. It turns
+  // serial only when two yields in a row measure a serial lead: one interrupt between the
+  // two reads must not make a loop with parallel misses wait for them at every probe.
   Value* measuredLead = B.CreateBinaryIntrinsic(Intrinsic::umin, B.CreateBinaryIntrinsic(Intrinsic::usub_sat, drained, now),
                                                 B.getInt64(cfg_.probeMaxCycles));
-  Value* leadW = word(B, site, kLeadWord);
-  B.CreateStore(B.CreateLShr(B.CreateAdd(B.CreateLoad(i64, leadW), measuredLead), 1, "lead.next"), leadW);
+  Value* averaged = B.CreateLShr(B.CreateAdd(siteLead, measuredLead), 1);
+  Value* twice = B.CreateAnd(B.CreateICmpUGE(siteLead, B.getInt64(kSerialLead)),
+                             B.CreateICmpUGT(measuredLead, B.getInt64(kSerialLead)));
+  averaged = B.CreateSelect(twice, averaged, B.CreateBinaryIntrinsic(Intrinsic::umin, averaged, B.getInt64(kSerialLead)));
+  B.CreateStore(B.CreateSelect(serial, siteLead, averaged, "lead.next"), word(B, site, kLeadWord));
   {
     // A signal forces a yield with deadline 0, and a quantum can end during a long
     // preempt-disabled region: an error beyond the cap measures those, not the site.

@@ -8,9 +8,11 @@
 ; when that was clearly (1.5x) slower. Before yielding it reads the clock again, waiting for
 ; older work (rdtscp on x86, a plain read elsewhere): the difference is the site's lead
 ; (word 5, averaged with the last one), and how far past the deadline that read is moves the
-; aim by an eighth (clamped to [0, cap]; an error beyond the cap leaves it). After a yield
-; the planning reads the clock and the deadline again in a second function, out of line
-; (the task may resume on another thread), and starts the gap `lead` cycles back.
+; aim by an eighth (clamped to [0, cap]; an error beyond the cap leaves it). A site whose
+; lead is over 1024 cycles (a serial backlog of dependent misses; it takes two such
+; measurements in a row) reads its clock with rdtscp at every probe and keeps its lead. After a yield the planning reads the clock and
+; the deadline again in a second function, out of line (the task may resume on another
+; thread), and starts the gap `lead` cycles back (0 for a serial site).
 ; RUN: %opt -passes=quanta-clock -quanta-bound=600 -quanta-probe-max-cycles=4096 -mtriple=x86_64-unknown-linux-gnu -S %s | FileCheck %s
 ; RUN: %opt -passes=quanta-clock -quanta-bound=600 -quanta-probe-max-cycles=4096 -mtriple=aarch64-unknown-linux-gnu -S %s | FileCheck %s --check-prefix=OTHER
 
@@ -26,7 +28,9 @@
 ; CHECK: [[RDL:%.*]] = load i64, ptr %{{.*}}
 ; CHECK: [[RLW:%.*]] = getelementptr inbounds i64, ptr %0, i32 5
 ; CHECK-NEXT: [[RLEAD:%.*]] = load i64, ptr [[RLW]]
-; CHECK-NEXT: [[RSTART:%.*]] = call i64 @llvm.usub.sat.i64(i64 [[RNOW]], i64 [[RLEAD]])
+; CHECK-NEXT: [[RSER:%.*]] = icmp ugt i64 [[RLEAD]], 1024
+; CHECK-NEXT: [[RSHIFT:%.*]] = select i1 [[RSER]], i64 0, i64 [[RLEAD]]
+; CHECK-NEXT: [[RSTART:%.*]] = call i64 @llvm.usub.sat.i64(i64 [[RNOW]], i64 [[RSHIFT]])
 ; CHECK: [[RAW:%.*]] = getelementptr inbounds i64, ptr %0, i32 6
 ; CHECK-NEXT: [[RAIM:%.*]] = load i64, ptr [[RAW]]
 ; CHECK-NEXT: [[RAT:%.*]] = call i64 @llvm.usub.sat.i64(i64 [[RDL]], i64 [[RAIM]])
@@ -34,7 +38,16 @@
 ; CHECK: sub i64 [[RAT]], [[RSTART]]
 
 ; CHECK-LABEL: define private i64 @__quanta_clock_gap(ptr %0, i64 %1, i64 %2, i64 %3)
-; CHECK: [[NOW:%.*]] = call i64 @llvm.readcyclecounter()
+; CHECK: [[LW:%.*]] = getelementptr inbounds i64, ptr %0, i32 5
+; CHECK-NEXT: [[LEAD:%.*]] = load i64, ptr [[LW]]
+; CHECK-NEXT: [[SER:%.*]] = icmp ugt i64 [[LEAD]], 1024
+; CHECK-NEXT: br i1 [[SER]], label %[[RS:.*]], label %[[RP:.*]]
+; CHECK: [[RS]]:
+; CHECK-NEXT: [[TS0:%.*]] = call { i64, i32 } @llvm.x86.rdtscp()
+; CHECK-NEXT: [[NOWS:%.*]] = extractvalue { i64, i32 } [[TS0]], 0
+; CHECK: [[RP]]:
+; CHECK-NEXT: [[NOWP:%.*]] = call i64 @llvm.readcyclecounter()
+; CHECK: [[NOW:%.*]] = phi i64 [ [[NOWS]], %[[RS]] ], [ [[NOWP]], %[[RP]] ]
 ; CHECK: [[DL:%.*]] = load i64, ptr
 ; CHECK: [[AW:%.*]] = getelementptr inbounds i64, ptr %0, i32 6
 ; CHECK-NEXT: [[AIM:%.*]] = load i64, ptr [[AW]]
@@ -46,11 +59,16 @@
 ; CHECK-NEXT: [[DRAINED:%.*]] = extractvalue { i64, i32 } [[TSCP]], 0
 ; CHECK-NEXT: [[LD:%.*]] = call i64 @llvm.usub.sat.i64(i64 [[DRAINED]], i64 [[NOW]])
 ; CHECK-NEXT: [[LDC:%.*]] = call i64 @llvm.umin.i64(i64 [[LD]], i64 4096)
-; CHECK-NEXT: [[LW:%.*]] = getelementptr inbounds i64, ptr %0, i32 5
-; CHECK-NEXT: [[OLDL:%.*]] = load i64, ptr [[LW]]
-; CHECK-NEXT: [[SUML:%.*]] = add i64 [[OLDL]], [[LDC]]
-; CHECK-NEXT: [[NEWL:%.*]] = lshr i64 [[SUML]], 1
-; CHECK-NEXT: store i64 [[NEWL]], ptr [[LW]]
+; CHECK-NEXT: [[SUML:%.*]] = add i64 [[LEAD]], [[LDC]]
+; CHECK-NEXT: [[AVGL:%.*]] = lshr i64 [[SUML]], 1
+; CHECK-NEXT: [[WAS:%.*]] = icmp uge i64 [[LEAD]], 1024
+; CHECK-NEXT: [[IS:%.*]] = icmp ugt i64 [[LDC]], 1024
+; CHECK-NEXT: [[TWICE:%.*]] = and i1 [[WAS]], [[IS]]
+; CHECK-NEXT: [[CAPL:%.*]] = call i64 @llvm.umin.i64(i64 [[AVGL]], i64 1024)
+; CHECK-NEXT: [[KEEP:%.*]] = select i1 [[TWICE]], i64 [[AVGL]], i64 [[CAPL]]
+; CHECK-NEXT: [[NEWL:%.*]] = select i1 [[SER]], i64 [[LEAD]], i64 [[KEEP]]
+; CHECK-NEXT: [[LW2:%.*]] = getelementptr inbounds i64, ptr %0, i32 5
+; CHECK-NEXT: store i64 [[NEWL]], ptr [[LW2]]
 ; CHECK-NEXT: [[AW2:%.*]] = getelementptr inbounds i64, ptr %0, i32 6
 ; CHECK-NEXT: [[OLDA:%.*]] = load i64, ptr [[AW2]]
 ; CHECK-NEXT: [[ERR:%.*]] = sub i64 [[DRAINED]], [[DL]]
@@ -80,6 +98,8 @@
 
 ; Without rdtscp the second read is a plain one (lead ~0; the aim still learns).
 ; OTHER-LABEL: define private i64 @__quanta_clock_gap(
+; OTHER: read.serial:
+; OTHER-NEXT: %now.serial = call i64 @llvm.readcyclecounter()
 ; OTHER: late:
 ; OTHER-NEXT: %drained = call i64 @llvm.readcyclecounter()
 ; OTHER-NOT: rdtscp
