@@ -134,11 +134,13 @@ Function* AdaptiveProbe::helper() {
   // probe that yields comes some way past the time it was aimed at (half an iteration on
   // average; a whole one when the speed was misjudged). Aimed at the deadline itself, every
   // quantum ends late by the sum, whatever its length (pointer_chase: ~3800 cycles at 2 us
-  // and at 10 us). So each site learns how early to aim: at each yield it reads the clock
-  // again in a way that waits for all older instructions (rdtscp on x86: the yield waits
-  // for them anyway, so this costs nothing), and moves `aim` by an eighth of how far that
-  // is past the deadline. Its probes then yield, and its gaps are planned, toward
-  // `deadline - aim`.
+  // and at 10 us). So each site learns how early to aim: after each yield it compares the
+  // runtime's stamp of when the quantum really ended (quanta_task_last_stop_tsc(), the
+  // switch back included) with the deadline, and moves `aim` by an eighth of the
+  // difference. Its probes then yield, and its gaps are planned, toward `deadline - aim`.
+  // The lead itself is measured before each yield by reading the clock again in a way that
+  // waits for all older instructions (rdtscp on x86: the yield waits for them anyway, so
+  // this costs nothing); it is used where the plain clock misleads, below.
   //
   // A lead of more than kSerialLead cycles means the work in flight is a serial backlog:
   // the loop is a chain of dependent misses (pointer_chase: one 4x-unrolled iteration,
@@ -162,13 +164,33 @@ Function* AdaptiveProbe::helper() {
     Value* aim = B.CreateLoad(i64, word(B, site, kAimWord), "aim");
     return B.CreateBinaryIntrinsic(Intrinsic::usub_sat, deadline, aim, nullptr, "yield.at");
   };
-  Function* resumed = make("__quanta_clock_gap_resumed", {ptr, i64, i64, i64, i64});
+  FunctionCallee lastStop = M_.getOrInsertFunction("quanta_task_last_stop_tsc", i64);
+  Function* resumed = make("__quanta_clock_gap_resumed", {ptr, i64, i64, i64, i64, i64});
   {
     IRBuilder<> B(BasicBlock::Create(C, "entry", resumed));
     auto a = resumed->arg_begin();
-    Value *site = a, *measuredAt = a + 1, *staticGap = a + 2, *maxGap = a + 3, *over = a + 4;
+    Value *site = a, *measuredAt = a + 1, *staticGap = a + 2, *maxGap = a + 3, *over = a + 4,
+          *yieldedAt = a + 5;
     Value* now = B.CreateIntrinsic(Intrinsic::readcyclecounter, {}, {});
     Value* deadline = B.CreateAlignedLoad(i64, B.CreateThreadLocalAddress(deadlineTLS), Align(8));
+    {
+      // How late the quantum that just ended really was: the runtime's stop stamp (its
+      // switch back included) against the deadline the probe yielded at. A stamp older
+      // than the probe is not this yield's (none happened); a signal forces a yield with
+      // deadline 0, and a quantum can end during a long preempt-disabled region: an error
+      // beyond the cap measures those, not the site.
+      Value* stop = B.CreateCall(lastStop, {}, "stop");
+      Value* aimW = word(B, site, kAimWord);
+      Value* aim = B.CreateLoad(i64, aimW);
+      int64_t cap = int64_t(cfg_.probeMaxCycles);
+      Value* err = B.CreateSub(stop, yieldedAt, "err");
+      Value* plausible = B.CreateICmpULT(B.CreateAdd(err, B.getInt64(cap)), B.getInt64(2 * cap));
+      plausible = B.CreateAnd(plausible, B.CreateICmpUGT(stop, measuredAt));
+      Value* next = B.CreateAdd(aim, B.CreateAShr(err, 3));
+      next = B.CreateBinaryIntrinsic(Intrinsic::smin, B.CreateBinaryIntrinsic(Intrinsic::smax, next, B.getInt64(0)),
+                                     B.getInt64(cap));
+      B.CreateStore(B.CreateSelect(plausible, next, aim, "aim.next"), aimW);
+    }
     // The switch drained the pipeline: the loop restarts with no lead and builds it up
     // within its first iterations, which the clock then shows as a burst of speed. The
     // gap starts `lead` earlier, on the clock the loop's later probes read, so that its
@@ -222,20 +244,8 @@ Function* AdaptiveProbe::helper() {
                              B.CreateICmpUGT(measuredLead, B.getInt64(kSerialLead)));
   averaged = B.CreateSelect(twice, averaged, B.CreateBinaryIntrinsic(Intrinsic::umin, averaged, B.getInt64(kSerialLead)));
   B.CreateStore(B.CreateSelect(serial, siteLead, averaged, "lead.next"), word(B, site, kLeadWord));
-  {
-    // A signal forces a yield with deadline 0, and a quantum can end during a long
-    // preempt-disabled region: an error beyond the cap measures those, not the site.
-    Value* aimW = word(B, site, kAimWord);
-    Value* aim = B.CreateLoad(i64, aimW);
-    int64_t cap = int64_t(cfg_.probeMaxCycles);
-    Value* err = B.CreateSub(drained, deadline, "err");
-    Value* plausible = B.CreateICmpULT(B.CreateAdd(err, B.getInt64(cap)), B.getInt64(2 * cap));
-    Value* next = B.CreateAdd(aim, B.CreateAShr(err, 3));
-    next = B.CreateBinaryIntrinsic(Intrinsic::smin, B.CreateBinaryIntrinsic(Intrinsic::smax, next, B.getInt64(0)), B.getInt64(cap));
-    B.CreateStore(B.CreateSelect(plausible, next, aim, "aim.next"), aimW);
-  }
   B.CreateCall(slow);
-  B.CreateRet(B.CreateCall(resumed, {site, now, staticGap, maxGap, over}));
+  B.CreateRet(B.CreateCall(resumed, {site, now, staticGap, maxGap, over, deadline}));
 
   B.SetInsertPoint(onTime);
   B.CreateRet(planGap(B, site, now, now, yieldAt, staticGap, maxGap, over));

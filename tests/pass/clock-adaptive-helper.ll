@@ -7,8 +7,10 @@
 ; is unknown (start word 0). The speed it plans with is the last gap's, or the one before
 ; when that was clearly (1.5x) slower. Before yielding it reads the clock again, waiting for
 ; older work (rdtscp on x86, a plain read elsewhere): the difference is the site's lead
-; (word 5, averaged with the last one), and how far past the deadline that read is moves the
-; aim by an eighth (clamped to [0, cap]; an error beyond the cap leaves it). A site whose
+; (word 5, averaged with the last one). After the yield, how far the runtime's stop stamp
+; (quanta_task_last_stop_tsc()) is past the deadline the probe yielded at moves the aim by
+; an eighth (clamped to [0, cap]; an error beyond the cap, or a stamp older than the probe,
+; leaves it). A site whose
 ; lead is over 1024 cycles (a serial backlog of dependent misses; it takes two such
 ; measurements in a row) reads its clock with rdtscp at every probe and keeps its lead. After a yield the planning reads the clock and
 ; the deadline again in a second function, out of line (the task may resume on another
@@ -23,9 +25,23 @@
 ; CHECK-DAG: [[A0:%.*]] = getelementptr inbounds i64, ptr %quanta.gap, i32 6
 ; CHECK-DAG: store i64 0, ptr [[A0]]
 
-; CHECK-LABEL: define private i64 @__quanta_clock_gap_resumed(ptr %0, i64 %1, i64 %2, i64 %3, i64 %4)
+; CHECK-LABEL: define private i64 @__quanta_clock_gap_resumed(ptr %0, i64 %1, i64 %2, i64 %3, i64 %4, i64 %5)
 ; CHECK: [[RNOW:%.*]] = call i64 @llvm.readcyclecounter()
 ; CHECK: [[RDL:%.*]] = load i64, ptr %{{.*}}
+; CHECK-NEXT: [[STOP:%.*]] = call i64 @quanta_task_last_stop_tsc()
+; CHECK-NEXT: [[AW0:%.*]] = getelementptr inbounds i64, ptr %0, i32 6
+; CHECK-NEXT: [[OLDA:%.*]] = load i64, ptr [[AW0]]
+; CHECK-NEXT: [[ERR:%.*]] = sub i64 [[STOP]], %5
+; CHECK-NEXT: [[SH:%.*]] = add i64 [[ERR]], 4096
+; CHECK-NEXT: [[OK:%.*]] = icmp ult i64 [[SH]], 8192
+; CHECK-NEXT: [[NEWER:%.*]] = icmp ugt i64 [[STOP]], %1
+; CHECK-NEXT: [[OK2:%.*]] = and i1 [[OK]], [[NEWER]]
+; CHECK-NEXT: [[STEP:%.*]] = ashr i64 [[ERR]], 3
+; CHECK-NEXT: [[SUMA:%.*]] = add i64 [[OLDA]], [[STEP]]
+; CHECK-NEXT: [[LO:%.*]] = call i64 @llvm.smax.i64(i64 [[SUMA]], i64 0)
+; CHECK-NEXT: [[HI:%.*]] = call i64 @llvm.smin.i64(i64 [[LO]], i64 4096)
+; CHECK-NEXT: [[NEWA:%.*]] = select i1 [[OK2]], i64 [[HI]], i64 [[OLDA]]
+; CHECK-NEXT: store i64 [[NEWA]], ptr [[AW0]]
 ; CHECK: [[RLW:%.*]] = getelementptr inbounds i64, ptr %0, i32 5
 ; CHECK-NEXT: [[RLEAD:%.*]] = load i64, ptr [[RLW]]
 ; CHECK-NEXT: [[RSER:%.*]] = icmp ugt i64 [[RLEAD]], 1024
@@ -69,19 +85,8 @@
 ; CHECK-NEXT: [[NEWL:%.*]] = select i1 [[SER]], i64 [[LEAD]], i64 [[KEEP]]
 ; CHECK-NEXT: [[LW2:%.*]] = getelementptr inbounds i64, ptr %0, i32 5
 ; CHECK-NEXT: store i64 [[NEWL]], ptr [[LW2]]
-; CHECK-NEXT: [[AW2:%.*]] = getelementptr inbounds i64, ptr %0, i32 6
-; CHECK-NEXT: [[OLDA:%.*]] = load i64, ptr [[AW2]]
-; CHECK-NEXT: [[ERR:%.*]] = sub i64 [[DRAINED]], [[DL]]
-; CHECK-NEXT: [[SH:%.*]] = add i64 [[ERR]], 4096
-; CHECK-NEXT: [[OK:%.*]] = icmp ult i64 [[SH]], 8192
-; CHECK-NEXT: [[STEP:%.*]] = ashr i64 [[ERR]], 3
-; CHECK-NEXT: [[SUMA:%.*]] = add i64 [[OLDA]], [[STEP]]
-; CHECK-NEXT: [[LO:%.*]] = call i64 @llvm.smax.i64(i64 [[SUMA]], i64 0)
-; CHECK-NEXT: [[HI:%.*]] = call i64 @llvm.smin.i64(i64 [[LO]], i64 4096)
-; CHECK-NEXT: [[NEWA:%.*]] = select i1 [[OK]], i64 [[HI]], i64 [[OLDA]]
-; CHECK-NEXT: store i64 [[NEWA]], ptr [[AW2]]
 ; CHECK-NEXT: call void @quanta_probe_slow()
-; CHECK-NEXT: [[G:%.*]] = call i64 @__quanta_clock_gap_resumed(ptr %0, i64 [[NOW]], i64 %1, i64 %2, i64 %3)
+; CHECK-NEXT: [[G:%.*]] = call i64 @__quanta_clock_gap_resumed(ptr %0, i64 [[NOW]], i64 %1, i64 %2, i64 %3, i64 [[DL]])
 ; CHECK-NEXT: ret i64 [[G]]
 ; CHECK: [[PLAN]]:
 ; CHECK: store i64 [[NOW]], ptr
