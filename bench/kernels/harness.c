@@ -101,10 +101,10 @@ int main(int argc, char** argv) {
     quanta_fn* f = quanta_fn_launch(run_body, &result, quantum, 1 << 20);
     if (!f) { fprintf(stderr, "quanta_fn_launch failed\n"); return 1; }
     /* An interval runs from before the resume to the runtime's stop stamp, so it includes
-     * the switch in and out: ~155 cycles on the dev VM with a probe spinning on the clock,
-     * the floor of the error. The getrusage calls around it do not disturb the task: with
-     * them left out the error is the same (checked on pointer_chase, hash_lookup and
-     * word_count). */
+     * the switch in and out: ~155 cycles on the dev VM with a plain probe spinning on the
+     * clock (adaptive loop probes learn to yield early by the switch-out part). The
+     * getrusage calls around it do not disturb the task: with them left out the error is
+     * the same (checked on pointer_chase, hash_lookup and word_count). */
     struct rusage ru;
     while (!quanta_fn_completed(f)) {
       getrusage(RUSAGE_THREAD, &ru);
