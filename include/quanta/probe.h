@@ -43,6 +43,12 @@ void quanta_yield(void);
  * arrived while the task was in code the signal may not switch is honoured here. */
 uint64_t quanta_task_cpu_cycles(void);
 
+/* When the running task's last quantum ended: the cycle count at which its runner got
+ * the CPU back from it (its last yield, or preemption); 0 outside a task or before its
+ * first stop. Adaptive clock probes compare it with the deadline they yielded at, so that
+ * they learn how late a yield really lands, the runtime's switch included. */
+uint64_t quanta_task_last_stop_tsc(void);
+
 /* Nesting counter. While it is above zero a probe or a yield never switches; a
  * preemption that falls inside is deferred to the enable that brings it back to zero. */
 void quanta_preempt_disable(void);

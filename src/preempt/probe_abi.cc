@@ -83,6 +83,13 @@ uint64_t quanta_task_cpu_cycles(void) {
   return quanta::running_task_cpu_cycles();
 }
 
+uint64_t quanta_task_last_stop_tsc(void) {
+  // Read afresh (out of line): the task may have resumed on another thread.
+  quanta::TaskRunner* runner = quanta::TaskRunner::current();
+  if (!quanta::t_preempt_state.in_task || runner == nullptr || runner->running() == nullptr) return 0;
+  return runner->running()->last_stop_tsc;
+}
+
 void quanta_preempt_disable(void) {
   quanta::PreemptState& state = quanta::t_preempt_state;
   if (state.disable_depth++ == 0) quanta_deadline_tsc = UINT64_MAX;

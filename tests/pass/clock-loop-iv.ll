@@ -20,7 +20,7 @@
 ; CHECK: [[PROBE]]:
 ; CHECK-NEXT: call i64 @llvm.readcyclecounter()
 ; ADAPT-LABEL: define i64 @scan(
-; ADAPT: %quanta.gap = alloca [5 x i64]
+; ADAPT: %quanta.gap = alloca [7 x i64]
 ; ADAPT: store i64 512, ptr [[LEFTW:%.*]],
 ; ADAPT: %quanta.probe.left = load i64
 ; ADAPT-NEXT: %quanta.probe.first = add i64 %start, %quanta.probe.left

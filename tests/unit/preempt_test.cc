@@ -135,4 +135,24 @@ TEST(Preempt, TaskCpuCyclesExcludeTimeSpentPreempted) {
   quanta_fn_destroy(f);
 }
 
+TEST(Preempt, TaskLastStopIsTheRunnersStampOfItsLastYield) {
+  EXPECT_EQ(quanta_task_last_stop_tsc(), 0u);  // outside a task
+  struct Seen {
+    uint64_t before = 1, after = 0;
+  } seen;
+  quanta_fn* f = quanta_fn_launch(
+      [](void* raw) {
+        auto& s = *static_cast<Seen*>(raw);
+        s.before = quanta_task_last_stop_tsc();
+        quanta_yield();
+        s.after = quanta_task_last_stop_tsc();
+      },
+      &seen, 0, 0);
+  EXPECT_EQ(seen.before, 0u);  // no stop yet
+  const uint64_t stopped = quanta_fn_last_stop_tsc(f);
+  quanta_fn_resume(f, 0);
+  EXPECT_EQ(seen.after, stopped);  // the adaptive probes' measure of how late a yield landed
+  quanta_fn_destroy(f);
+}
+
 }  // namespace
