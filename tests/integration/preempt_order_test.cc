@@ -14,6 +14,12 @@
 #include "runtime/in_process_run.h"
 #include "spin_app.h"
 
+extern "C" {
+// tests/integration/polled_handler.c, compiled by the pass in flag mode.
+int polled_app_setup(const char* config);
+void polled_spin_handle(const quanta_request* request, quanta_response* response);
+}
+
 namespace quanta {
 namespace {
 
@@ -41,9 +47,13 @@ const quanta_app kOrderedApp{"ordered-spin", nullptr, nullptr, &ordered_handle};
 struct PairCounts {
   unsigned close_pairs = 0;        // (long, short) with the short arriving within kCloseNs
   unsigned short_finished_first = 0;
+  uint64_t quanta = 0;             // quanta run, all requests together
+  uint64_t completed = 0;
 };
 
-PairCounts run_and_count(const std::string& preempt, double quantum_us, const std::string& dispatch = "jsq-msq") {
+// `inner` handles the requests; by default the synthetic app built for `preempt`.
+PairCounts run_and_count(const std::string& preempt, double quantum_us, const std::string& dispatch = "jsq-msq",
+                         const quanta_app* inner = nullptr) {
   RunConfig c;
   c.dispatch_policy = dispatch;
   c.workload = kWorkload;
@@ -54,18 +64,21 @@ PairCounts run_and_count(const std::string& preempt, double quantum_us, const st
   c.duration_s = kDurationS;
   c.warmup_frac = 0;
   c.seed = kSeed;
-  g_inner = quanta_spin_app_for(preempt.c_str());
+  g_inner = inner ? inner : quanta_spin_app_for(preempt.c_str());
   g_finished = 0;
   std::fill(std::begin(g_finish_order), std::end(g_finish_order), 0);
   const Workload workload = Workload::parse(kWorkload);
   const RunResult r = run_in_process(c, workload, kOrderedApp);
   EXPECT_EQ(r.completed, r.dispatch.generated) << preempt;
   EXPECT_EQ(r.dispatch.dropped, 0u) << preempt;
+  EXPECT_EQ(r.app_errors, 0u) << preempt;
 
   const std::vector<Arrival> schedule = make_poisson_schedule(workload, {kRateRps, kDurationS, kSeed});
   EXPECT_EQ(schedule.size(), r.dispatch.generated) << "the test must see the run's own schedule";
   EXPECT_LT(schedule.size(), kMaxRequests);
   PairCounts counts;
+  counts.quanta = r.quanta;
+  counts.completed = r.completed;
   for (std::size_t l = 0; l + 1 < schedule.size(); ++l) {
     if (schedule[l].class_index != 1) continue;
     const std::size_t s = l + 1;  // the very next arrival, if short and soon
@@ -105,6 +118,20 @@ TEST(PreemptOrder, CentralQueueLetsTheShortRequestFinishFirst) {
     EXPECT_GT(counts.short_finished_first * 2, counts.close_pairs)
         << dispatch << ": " << counts.short_finished_first << " of " << counts.close_pairs;
   }
+}
+
+// A call-free scanner loop compiled in flag mode reads the flag on every iteration through
+// a pointer kept in a register (the pass's polled placement). The monitor's flag must stop
+// it, and after each switch the loop must go on reading the right worker's flag.
+TEST(PreemptOrder, FlagStopsAPolledLoopWithoutCalls) {
+  ASSERT_EQ(polled_app_setup(nullptr), 0);
+  const quanta_app polled{"polled-scan", nullptr, nullptr, &polled_spin_handle};
+  const PairCounts counts = run_and_count("flag", 2.0, "jsq-msq", &polled);
+  ASSERT_GE(counts.close_pairs, 3u);
+  // Each 10 ms request spans thousands of 2 us quanta: preempted at least 10 times apiece.
+  EXPECT_GE(counts.quanta, counts.completed + 10 * counts.close_pairs);
+  EXPECT_GT(counts.short_finished_first * 2, counts.close_pairs)
+      << counts.short_finished_first << " of " << counts.close_pairs;
 }
 
 TEST(PreemptOrder, WithoutPreemptionTheLongRequestAlwaysFinishesFirst) {

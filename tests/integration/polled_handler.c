@@ -1,0 +1,50 @@
+/* A request handler whose hot loop is a scanner: a data-dependent branch, a store on one
+ * side of it, and no call. Compiled by the pass in flag mode (tests/CMakeLists.txt), such
+ * a loop is polled: it reads the worker's flag through a pointer held in a register on
+ * every iteration, and only the slow path calls into the runtime. This is the one loop
+ * shape whose preemption depends on that register being refreshed after a switch, so the
+ * integration tests run it under the real monitor.
+ *
+ * The loop does not ask the clock how long it has run (that would be a call, and the loop
+ * would keep a strided probe instead): the request's service time becomes a number of
+ * scanned bytes at a fixed, rough bytes-per-cycle rate. Only orderings are asserted on it. */
+#include <stdint.h>
+#include <string.h>
+
+#include "quanta/quanta.h"
+
+enum { kTextBytes = 4096, kBytesPerCycle = 1 };
+
+static uint8_t g_text[kTextBytes];
+static int g_text_ready;
+
+/* Deterministic text with about one newline in 16 bytes. Filled before any request runs
+ * (the app's setup), so workers only read it. */
+int polled_app_setup(const char* config) {
+  (void)config;
+  uint64_t x = 0x9e3779b97f4a7c15ull;
+  for (int i = 0; i < kTextBytes; ++i) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    g_text[i] = (uint8_t)(x >> 56);
+  }
+  g_text_ready = 1;
+  return 0;
+}
+
+void polled_spin_handle(const quanta_request* request, quanta_response* response) {
+  uint64_t service_cycles = 0;
+  memcpy(&service_cycles, request->payload, sizeof service_cycles);
+  const uint64_t bytes = service_cycles * kBytesPerCycle;
+  uint32_t counts[16] = {0};
+  uint64_t hash = request->id;
+  for (uint64_t i = 0; i < bytes; ++i) {
+    const uint8_t c = g_text[i & (kTextBytes - 1)];
+    if (c < 16) {  /* the branch: a conditional store cannot become a select */
+      counts[c]++;
+      hash = hash * 33 + c;
+    }
+  }
+  for (int c = 0; c < 16; ++c) hash += counts[c];
+  response->status = g_text_ready ? 0 : 1;
+  response->value = hash;
+}
