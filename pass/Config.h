@@ -20,7 +20,7 @@ struct Config {
   // Cost charged for a call into code the pass does not see (declarations, indirect calls).
   uint64_t extCallCost = 50;
   // Flag mode: a loop back-edge probe runs once per this many IR instructions of loop body.
-  uint64_t flagStride = 200;
+  uint64_t flagStride = 1000;
   // Flag mode: functions cheaper than this (no loops, no calls) get no entry probe.
   uint64_t flagMinFnCost = 32;
   // Counter mode: instruction count between two clock checks.

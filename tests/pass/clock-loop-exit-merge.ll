@@ -6,7 +6,7 @@
 ; recompute the limit). Body cost 6, B = 600: static stride 128 iterations (the first gap,
 ; and the distance saved at function entry), at most 64 * 128.
 ; RUN: %opt -passes=quanta-clock -quanta-bound=600 -S %s | FileCheck %s
-; Flag mode shares the compare the same way, with its fixed stride (B = 200: 32 iterations)
+; Flag mode shares the compare the same way, with its fixed stride (stride 1000: 128 iterations)
 ; and a flag probe in place of the helper; the distance is still kept across entries.
 ; RUN: %opt -passes=quanta-flag -S %s | FileCheck %s --check-prefix=FLAG
 ; Without the merge the probe keeps its own compare next to the exit's.
@@ -37,14 +37,14 @@
 ; CHECK-NEXT: phi i64 [ %s.next, %quanta.hit ], [ %s.next.quanta.fast, %loop.quanta.fast ]
 
 ; FLAG-LABEL: define i64 @sum(
-; FLAG: store i64 32, ptr %quanta.left
+; FLAG: store i64 128, ptr %quanta.left
 ; FLAG: %quanta.at.limit = icmp eq i64 %i.next, %quanta.limit
 ; FLAG-NEXT: br i1 %quanta.at.limit, label %quanta.hit, label %loop
 ; FLAG: quanta.hit:
 ; FLAG: store i64 %{{.*}}, ptr %quanta.left
 ; FLAG: br i1 %quanta.end, label %done.loopexit, label %quanta.probe
 ; FLAG: quanta.probe:
-; FLAG-NEXT: %quanta.probe.next = add i64 %quanta.iv, 32
+; FLAG-NEXT: %quanta.probe.next = add i64 %quanta.iv, 128
 ; FLAG: load volatile i32
 ; FLAG: call void @quanta_flag_probe_slow()
 

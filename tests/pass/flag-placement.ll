@@ -1,25 +1,26 @@
 ; Flag mode places probes where Concord does: at the entry of non-trivial functions, right
 ; after calls into uninstrumented code, and on loop back-edges, strided so that a tight
-; loop reads the flag once per ~200 IR instructions (-quanta-flag-stride) of its body.
+; loop reads the flag once per ~1000 IR instructions (-quanta-flag-stride) of its body.
 ; RUN: %opt -passes=quanta-flag -S %s | FileCheck %s
 
 ; CHECK-LABEL: define i64 @handler(
 ; CHECK-NEXT: entry:
 ;   (the loop's distance-to-probe slot, set before anything else)
 ; CHECK-NEXT: %quanta.left = alloca i64
-; CHECK-NEXT: store i64 32, ptr %quanta.left
+; CHECK-NEXT: store i64 128, ptr %quanta.left
 ; CHECK-NEXT: call ptr @llvm.threadlocal.address.p0(ptr @quanta_flag_word)
 ; CHECK-NEXT: load volatile ptr
 ; CHECK-NEXT: load volatile i32
 ;   after the external call
 ; CHECK: %e = call i64 @external(
 ; CHECK-NEXT: call ptr @llvm.threadlocal.address.p0(ptr @quanta_flag_word)
-;   the loop: body cost 6, stride 200 -> every 32 iterations on the IV; the loop is counted,
+;   the loop: body cost 6, stride 1000 -> every 128 iterations on the IV (1000 / 6 rounded
+;   down to a power of two); the loop is counted,
 ;   so the probe shares its exit compare (clock-loop-exit-merge.ll)
 ; CHECK: loop:
 ; CHECK: %quanta.at.limit = icmp eq i64 %i.next, %quanta.limit
 ; CHECK: quanta.probe:
-; CHECK-NEXT: %quanta.probe.next = add i64 %quanta.iv, 32
+; CHECK-NEXT: %quanta.probe.next = add i64 %quanta.iv, 128
 ; CHECK: load volatile i32
 ; CHECK: call void @quanta_flag_probe_slow()
 define i64 @handler(ptr %a, i64 %n) {
