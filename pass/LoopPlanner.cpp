@@ -15,6 +15,8 @@ using namespace llvm;
 
 namespace quanta {
 
+static cl::opt<bool> OptFlagPollLatch("quanta-flag-poll-latch", cl::init(true), cl::Hidden,
+                                      cl::desc("flag mode: polled loops read the flag on the back-edge (0: at the top)"));
 static cl::opt<bool> OptFlagPoll("quanta-flag-poll", cl::init(true), cl::Hidden,
                                  cl::desc("flag: branchy call-free loops read the flag every iteration"));
 
@@ -247,7 +249,13 @@ void LoopPlanner::pollFlag(Loop* L) {
     IRBuilder<> PB(L->getLoopPreheader()->getTerminator());
     PB.CreateStore(PE_.loadFlagPointer(PB), slot);
   }
-  PE_.emitSlotFlagProbe(&*L->getHeader()->getFirstInsertionPt(), slot, &LI_);
+  // On the back-edge (the end of the single latch) rather than at the top: a loop entered
+  // for one iteration, common for inner scanning loops (skip a delimiter, hash a short
+  // word), then reads no flag at all; what it ran is bounded by its parent's poll or the
+  // function's entry probe before it.
+  BasicBlock* latch = OptFlagPollLatch ? L->getLoopLatch() : nullptr;
+  Instruction* at = latch ? latch->getTerminator() : &*L->getHeader()->getFirstInsertionPt();
+  PE_.emitSlotFlagProbe(at, slot, &LI_);
   DT_.recalculate(F_);
 }
 

@@ -1,14 +1,16 @@
-; Flag mode, a branchy loop with no calls (a scanner): the flag is read at the top of every
-; iteration through a pointer read once before the loop and kept in a register (a PHI), so
-; the probe is one load, compare and never-taken branch. A strided probe's branch, taken
-; once per stride, mispredicts in a loop whose other branches follow the data (string_match:
-; +12% against +2% polled). Only a slow path may switch threads, and it returns the pointer
-; afresh from an out-of-line helper; an inner loop's own probe reads the same register and
-; refreshes it too. A loop with a call keeps its stride (the call may switch threads).
+; Flag mode, a branchy loop with no calls (a scanner): the flag is read on every back-edge
+; (at the end of the latch, so a loop entered for one iteration reads none) through a
+; pointer read once before the loop and kept in a register (a PHI), so the probe is one
+; load, compare and never-taken branch. A strided probe's branch, taken once per stride,
+; mispredicts in a loop whose other branches follow the data (string_match: +12% against
+; +2% polled). Only a slow path may switch threads, and it returns the pointer afresh from
+; an out-of-line helper; an inner loop's own probe reads the same register and refreshes it
+; too. A loop with a call keeps its stride (the call may switch threads).
 ; The second RUN line checks that -O3 after the pass keeps the volatile flag load inside
 ; the loop.
 ; RUN: %opt -passes=quanta-flag -S %s | FileCheck %s
 ; RUN: %opt -passes='quanta-flag,default<O3>' -S %s | FileCheck %s --check-prefix=O3
+; RUN: %opt -passes=quanta-flag -quanta-flag-poll-latch=0 -S %s | FileCheck %s --check-prefix=TOP
 
 declare void @ext(i64)
 
@@ -16,13 +18,8 @@ declare void @ext(i64)
 ; CHECK: [[FIRST:%quanta.flagp]] = load volatile ptr
 ; CHECK-NEXT: br label %loop
 ; CHECK: loop:
-; CHECK-NEXT: [[P:%quanta.flagp.slot.*]] = phi ptr [ [[FIRST]], %{{.*}} ], [ [[PL:%.*]], %latch ]
-; CHECK-NOT: threadlocal.address
-; CHECK: [[F:%.*]] = load volatile i32, ptr [[P]]
-; CHECK-NEXT: [[SET:%.*]] = icmp ne i32 [[F]], 0
-; CHECK-NEXT: br i1 [[SET]]
-; CHECK: call ptr @__quanta_flag_reload()
-; CHECK-NOT: threadlocal.address
+; CHECK-NEXT: phi ptr [ [[FIRST]], %{{.*}} ], [ [[PL:%.*]], %{{.*}} ]
+; CHECK-NOT: load volatile i32
 ; CHECK: inner:
 ; CHECK-NOT: threadlocal.address
 ; CHECK: quanta.probe:
@@ -32,8 +29,22 @@ declare void @ext(i64)
 ; CHECK: call ptr @__quanta_flag_reload()
 ; CHECK-NOT: threadlocal.address
 ; CHECK: latch:
-; CHECK-NEXT: [[PL]] = phi ptr
+; CHECK-NEXT: [[P:%quanta.flagp.slot.*]] = phi ptr
+; CHECK: %done = icmp eq
+; CHECK-NEXT: [[F:%.*]] = load volatile i32, ptr [[P]]
+; CHECK-NEXT: [[SET:%.*]] = icmp ne i32 [[F]], 0
+; CHECK-NEXT: br i1 [[SET]]
+; CHECK: call ptr @__quanta_flag_reload()
+; CHECK: [[PL]] = phi ptr
+; CHECK-NEXT: br i1 %done, label %exit, label %loop
 ; CHECK: ret i64
+
+; With -quanta-flag-poll-latch=0 the read is at the top of the loop instead.
+; TOP-LABEL: define i64 @scan(
+; TOP: loop:
+; TOP-NEXT: [[P:%quanta.flagp.slot.*]] = phi ptr
+; TOP: [[F:%.*]] = load volatile i32, ptr [[P]]
+; TOP-NEXT: icmp ne i32 [[F]], 0
 
 ; O3-LABEL: define {{.*}} @scan(
 ; O3: load volatile ptr
