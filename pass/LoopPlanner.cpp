@@ -380,12 +380,19 @@ bool LoopPlanner::adaptiveExitLatch(Loop* L, LoopPlan& p, BasicBlock* latch) {
 
   Type* ty = p.ivNext->getType();
   // Clock: the adaptive site. Flag: a fixed stride, with only the distance kept across
-  // entries (one word on the stack).
-  Value* site = AP_ ? AP_->newSite(F_, p.stride, int64_t(p.stride) * p.step) : leftSlot(int64_t(p.stride) * p.step);
+  // entries (one word on the stack), except under a parent that polls on every iteration:
+  // that poll already bounds what repeated short entries run, so each entry starts a whole
+  // stride and nothing is loaded before the loop or stored after it.
+  const bool freshStride = !AP_ && L->getParentLoop() && planFor(L->getParentLoop())->kind == LoopPlan::Poll;
+  Value* site = AP_ ? AP_->newSite(F_, p.stride, int64_t(p.stride) * p.step)
+                    : freshStride ? nullptr : leftSlot(int64_t(p.stride) * p.step);
   Constant* step = ConstantInt::get(ty, p.step, /*isSigned=*/true);
   BasicBlock* pre = L->getLoopPreheader();
   IRBuilder<> PB(pre->getTerminator());
-  Value* first = PB.CreateAdd(p.ivStart, PB.CreateTrunc(AP_ ? AP_->loadLeft(PB, site) : PB.CreateLoad(PB.getInt64Ty(), site, "quanta.probe.left"), ty), "quanta.probe.first");
+  Value* left0 = AP_ ? AP_->loadLeft(PB, site)
+                 : site ? static_cast<Value*>(PB.CreateLoad(PB.getInt64Ty(), site, "quanta.probe.left"))
+                        : PB.getInt64(int64_t(p.stride) * p.step);
+  Value* first = PB.CreateAdd(p.ivStart, PB.CreateTrunc(left0, ty), "quanta.probe.first");
   Value* limit0 = reachedFirst(PB, p.ivStart, end, first, p.step);
 
   LLVMContext& C = F_.getContext();
@@ -418,10 +425,12 @@ bool LoopPlanner::adaptiveExitLatch(Loop* L, LoopPlan& p, BasicBlock* latch) {
   auto* opaqueTy = FunctionType::get(ty, {ty}, false);
   Value* iv = CB.CreateCall(InlineAsm::get(opaqueTy, "", "=r,0", /*hasSideEffects=*/false), {p.ivNext},
                             "quanta.iv");
-  Value* left = CB.CreateSub(at, iv);
-  left = CB.CreateSelect(CB.CreateICmpEQ(left, ConstantInt::get(ty, 0)), step, left);
-  if (AP_) AP_->storeLeft(CB, site, CB.CreateSExt(left, CB.getInt64Ty()));
-  else CB.CreateStore(CB.CreateSExt(left, CB.getInt64Ty()), site);
+  if (site) {
+    Value* left = CB.CreateSub(at, iv);
+    left = CB.CreateSelect(CB.CreateICmpEQ(left, ConstantInt::get(ty, 0)), step, left);
+    if (AP_) AP_->storeLeft(CB, site, CB.CreateSExt(left, CB.getInt64Ty()));
+    else CB.CreateStore(CB.CreateSExt(left, CB.getInt64Ty()), site);
+  }
   CB.CreateCondBr(CB.CreateICmpEQ(iv, end, "quanta.end"), exit, probe);
   for (PHINode& phi : exit->phis())
     for (unsigned i = 0, e = phi.getNumIncomingValues(); i != e; ++i)

@@ -16,8 +16,8 @@
 //           variable, and loops whose common path costs less than half their longest.
 //           Clock mode with adaptation: the refill is the adaptive gap, in cost units.
 //  Every    the body alone is at least half the bound: probe on each back-edge.
-//  Poll     flag mode, a loop with branches of its own and no calls: the flag is read at
-//           the top of every iteration through a pointer kept in a register. A check that
+//  Poll     flag mode, a loop with branches of its own and no calls: the flag is read on
+//           every back-edge through a pointer kept in a register. A check that
 //           never fires is always predicted; a stride's occasional taken branch is not, in a
 //           loop whose other branches follow the data. Child loops keep their own probes,
 //           reading the same register.
