@@ -401,7 +401,8 @@ bool LoopPlanner::adaptiveExitLatch(Loop* L, LoopPlan& p, BasicBlock* latch) {
   L->addBasicBlockToLoop(check, LI_);
   L->addBasicBlockToLoop(probe, LI_);
 
-  PHINode* at = PHINode::Create(ty, 2, "quanta.probe.at", header->begin());
+  // Where the next probe is, for the distance saved at the exit: not needed when none is.
+  PHINode* at = site ? PHINode::Create(ty, 2, "quanta.probe.at", header->begin()) : nullptr;
   PHINode* limit = PHINode::Create(ty, 2, "quanta.limit", header->begin());
   IRBuilder<> B(br);
   Value* hit = B.CreateICmpEQ(p.ivNext, limit, "quanta.at.limit");
@@ -447,9 +448,11 @@ bool LoopPlanner::adaptiveExitLatch(Loop* L, LoopPlan& p, BasicBlock* latch) {
   // Header PHIs other than ours: the probe block is a second way around the loop.
   for (PHINode& phi : header->phis())
     if (&phi != at && &phi != limit) phi.addIncoming(phi.getIncomingValueForBlock(latch), probe);
-  at->addIncoming(first, pre);
-  at->addIncoming(at, latch);
-  at->addIncoming(next, probe);
+  if (at) {
+    at->addIncoming(first, pre);
+    at->addIncoming(at, latch);
+    at->addIncoming(next, probe);
+  }
   limit->addIncoming(limit0, pre);
   limit->addIncoming(limit, latch);
   limit->addIncoming(limitNext, probe);

@@ -89,14 +89,19 @@ Value* ProbeEmitter::flagSlowReload(IRBuilder<>& B) {
   return B.CreateCall(flagReload_, {}, "quanta.flagp.fresh");
 }
 
+// The flag read through `word` (volatile) and the branch to a new, unlikely block before
+// `at`, which is returned for the slow path.
+Instruction* ProbeEmitter::ifFlagSet(IRBuilder<>& B, Value* word, Instruction* at, LoopInfo* LI) {
+  Value* flag = B.CreateAlignedLoad(B.getInt32Ty(), word, Align(4), /*isVolatile=*/true, "quanta.flag");
+  Value* set = B.CreateICmpNE(flag, B.getInt32(0), "quanta.set");
+  return SplitBlockAndInsertIfThen(set, at, false, unlikely_, nullptr, LI);
+}
+
 void ProbeEmitter::emitSlotFlagProbe(Instruction* at, Value* slot, LoopInfo* LI) {
   IRBuilder<> B(at);
   emitExecCount(B);
   Value* word = B.CreateLoad(B.getPtrTy(), slot, "quanta.flagp");
-  Value* flag = B.CreateAlignedLoad(B.getInt32Ty(), word, Align(4), /*isVolatile=*/true, "quanta.flag");
-  Value* set = B.CreateICmpNE(flag, B.getInt32(0), "quanta.set");
-  Instruction* then = SplitBlockAndInsertIfThen(set, at, false, unlikely_, nullptr, LI);
-  IRBuilder<> S(then);
+  IRBuilder<> S(ifFlagSet(B, word, at, LI));
   S.CreateStore(flagSlowReload(S), slot);
 }
 
@@ -106,11 +111,7 @@ void ProbeEmitter::emitSlotFlagProbe(Instruction* at, Value* slot, LoopInfo* LI)
 void ProbeEmitter::emitFlagProbe(Instruction* at) {
   IRBuilder<> B(at);
   emitExecCount(B);
-  Value* word = loadFlagPointer(B);
-  Value* flag = B.CreateAlignedLoad(B.getInt32Ty(), word, Align(4), /*isVolatile=*/true, "quanta.flag");
-  Value* set = B.CreateICmpNE(flag, B.getInt32(0), "quanta.set");
-  Instruction* then = SplitBlockAndInsertIfThen(set, at, false, unlikely_);
-  IRBuilder<> S(then);
+  IRBuilder<> S(ifFlagSet(B, loadFlagPointer(B), at));
   FunctionCallee slow = M_.getOrInsertFunction("quanta_flag_probe_slow", Type::getVoidTy(C_));
   S.CreateCall(slow)->setDebugLoc(at->getDebugLoc());
 }

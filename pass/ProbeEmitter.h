@@ -55,6 +55,8 @@ class ProbeEmitter {
   llvm::LLVMContext& C_;
   llvm::MDNode* unlikely_;
   llvm::FunctionCallee marker_;
+  llvm::Instruction* ifFlagSet(llvm::IRBuilder<>& B, llvm::Value* word, llvm::Instruction* at,
+                               llvm::LoopInfo* LI = nullptr);
   llvm::Function* flagReload_ = nullptr;
   llvm::DenseMap<llvm::Instruction*, llvm::Value*> slotOf_;
 };
