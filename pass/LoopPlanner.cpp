@@ -15,10 +15,19 @@ using namespace llvm;
 
 namespace quanta {
 
-static cl::opt<bool> OptFlagPollLatch("quanta-flag-poll-latch", cl::init(true), cl::Hidden,
-                                      cl::desc("flag mode: polled loops read the flag on the back-edge (0: at the top)"));
+enum class PollAt { Auto, Latch, Top };
+static cl::opt<PollAt> OptFlagPollAt(
+    "quanta-flag-poll-at", cl::init(PollAt::Auto), cl::Hidden,
+    cl::desc("flag mode: where a polled loop reads the flag"),
+    cl::values(clEnumValN(PollAt::Auto, "auto", "at the top where paths meet at the latch, else on the back-edge"),
+               clEnumValN(PollAt::Latch, "latch", "on the back-edge"),
+               clEnumValN(PollAt::Top, "top", "at the top of the header")));
 static cl::opt<bool> OptFlagPoll("quanta-flag-poll", cl::init(true), cl::Hidden,
                                  cl::desc("flag: branchy call-free loops read the flag every iteration"));
+
+// For comparisons: -quanta-merge-exit=0 keeps the probe's own compare in counted loops.
+static cl::opt<bool> OptMergeExit("quanta-merge-exit", cl::init(true), cl::Hidden,
+                                  cl::desc("share the loop-exit compare with the probe"));
 
 // Clone at most this many instructions for a short-loop fast path.
 static constexpr unsigned kMaxVersionedInsts = 400;
@@ -198,8 +207,40 @@ void LoopPlanner::plan() {
         p.kind = strided;
       }
     }
-    if (p.kind != LoopPlan::Static && canPoll(L)) p.kind = LoopPlan::Poll;
+    if (p.kind != LoopPlan::Static && canPoll(L)) {
+      p.kind = LoopPlan::Poll;
+      BasicBlock* latch = L->getLoopLatch();
+      p.pollAtLatch = OptFlagPollAt == PollAt::Latch ||
+                      (OptFlagPollAt == PollAt::Auto && latch && latch->getSinglePredecessor());
+    }
     plans_[L] = p;
+  }
+  shareExitTestsUnderPolls();
+}
+
+// A loop directly inside a polled loop starts a whole stride on each entry, so a probe
+// that shares its exit test costs nothing on its hot path: it replaces the loop's own
+// poll (a load, compare and branch per iteration) or budget. Only for loops with no
+// probing loops inside: a polled loop gives its children fresh strides too, and a child
+// entered on every iteration would pay a distance loaded and stored per entry instead
+// (lu's vectorized inner loop under a polled middle loop: +2 points of instructions).
+void LoopPlanner::shareExitTestsUnderPolls() {
+  if (AP_ || !OptMergeExit) return;
+  for (Loop* L : postorder_) {
+    Loop* parent = L->getParentLoop();
+    LoopPlan& p = plans_[L];
+    if (!parent || planFor(parent)->kind != LoopPlan::Poll || !L->getLoopLatch() || !L->getLoopPreheader())
+      continue;
+    if (any_of(L->getSubLoops(), [&](Loop* c) { return planFor(c)->kind != LoopPlan::Static; })) continue;
+    if (p.kind != LoopPlan::Poll && p.kind != LoopPlan::Counter && p.kind != LoopPlan::IVStride) continue;
+    LoopPlan shared = p;
+    shared.kind = LoopPlan::IVStride;
+    shared.stride = nearPow2(bound_ / p.iterCost);
+    // Should the latch change by apply() time after all, the budget that strideLatch falls
+    // back to charges every iteration its longest path.
+    shared.mandatoryCost = p.iterCost;
+    ExitTest t;
+    if (shared.stride > 1 && matchExitTest(L, L->getLoopLatch(), shared, /*general=*/true, t)) p = shared;
   }
 }
 
@@ -249,11 +290,13 @@ void LoopPlanner::pollFlag(Loop* L) {
     IRBuilder<> PB(L->getLoopPreheader()->getTerminator());
     PB.CreateStore(PE_.loadFlagPointer(PB), slot);
   }
-  // On the back-edge (the end of the single latch) rather than at the top: a loop entered
-  // for one iteration, common for inner scanning loops (skip a delimiter, hash a short
-  // word), then reads no flag at all; what it ran is bounded by its parent's poll or the
-  // function's entry probe before it.
-  BasicBlock* latch = OptFlagPollLatch ? L->getLoopLatch() : nullptr;
+  // A loop that exits on what it reads (skip a delimiter, hash a word) is often entered
+  // for one iteration: it reads the flag at the end of its single latch, so such an entry
+  // reads none (what it ran is bounded by its parent's poll or the function's entry probe
+  // before it). A loop whose trip count is known at entry reads it at the top of its
+  // header: there the read stays off the latch, where paths meet, and the code generator
+  // can still copy a short latch into each of them instead of jumping to it.
+  BasicBlock* latch = planFor(L)->pollAtLatch ? L->getLoopLatch() : nullptr;
   Instruction* at = latch ? latch->getTerminator() : &*L->getHeader()->getFirstInsertionPt();
   PE_.emitSlotFlagProbe(at, slot, &LI_);
   DT_.recalculate(F_);
@@ -269,9 +312,6 @@ AllocaInst* LoopPlanner::budget() {
   return budget_;
 }
 
-// For comparisons: -quanta-merge-exit=0 keeps the probe's own compare in counted loops.
-static cl::opt<bool> OptMergeExit("quanta-merge-exit", cl::init(true), cl::Hidden,
-                                  cl::desc("share the loop-exit compare with the probe"));
 
 static cl::opt<bool> OptBackedgeBudget("quanta-backedge-budget", cl::init(true), cl::Hidden,
                                        cl::desc("check the loop budget on the back-edge, after the exit test"));
@@ -299,7 +339,7 @@ void LoopPlanner::strideLatch(Loop* L, LoopPlan& p, LoopPlan::Kind kind) {
     // Flag mode: a counted loop's fixed stride shares the exit compare too.
     if (kind == LoopPlan::IVStride && latches.size() == 1 && OptMergeExit && adaptiveExitLatch(L, p, latch))
       continue;
-    if (kind == LoopPlan::IVStride && latches.size() == 1) {
+    if (kind == LoopPlan::IVStride && latches.size() == 1 && p.ivNext) {
       Type* ty = p.ivNext->getType();
       APInt mask = APInt(ty->getIntegerBitWidth(), p.stride).shl(p.stepZeros) - 1;
       Value* done = B.CreateSub(p.ivNext, p.ivStart, "quanta.iters");
@@ -360,40 +400,137 @@ static Value* reachedFirst(IRBuilder<>& B, Value* from, Value* a, Value* b, int6
   return B.CreateSelect(B.CreateICmpULE(da, db), a, b);
 }
 
+// How far ahead of `from` the next probe goes: `from + dist` when the loop would still be
+// running there, else `end`. `t.stay` is how the loop's test reads while it goes round.
+// Equality exits meet `end` exactly, so the nearer of the two in the step's direction
+// wins. Relational exits take the min (or max) of `end` and `from + dist`, which is `end`
+// itself when `from` is already out of range; the add saturates unless `t.noWrap` says
+// it cannot wrap.
+static Value* limitAhead(IRBuilder<>& B, Value* from, const ExitTest& t, int64_t dist) {
+  Type* ty = from->getType();
+  Constant* d = ConstantInt::get(ty, dist, /*isSigned=*/true);
+  if (t.stay == ICmpInst::ICMP_NE) return reachedFirst(B, from, t.end, B.CreateAdd(from, d, "quanta.probe.next"), t.step);
+  Constant* magnitude = ConstantInt::get(ty, dist < 0 ? -dist : dist);
+  const bool isSigned = ICmpInst::isSigned(t.stay), up = t.step > 0;
+  Value* probeAt;
+  if (t.noWrap)
+    probeAt = up ? B.CreateAdd(from, magnitude, "quanta.probe.next", !isSigned, isSigned)
+                 : B.CreateSub(from, magnitude, "quanta.probe.next", !isSigned, isSigned);
+  else
+    probeAt = B.CreateBinaryIntrinsic(up ? (isSigned ? Intrinsic::sadd_sat : Intrinsic::uadd_sat)
+                                         : (isSigned ? Intrinsic::ssub_sat : Intrinsic::usub_sat),
+                                      from, magnitude, nullptr, "quanta.probe.next");
+  Intrinsic::ID pick = up ? (isSigned ? Intrinsic::smin : Intrinsic::umin) : (isSigned ? Intrinsic::smax : Intrinsic::umax);
+  return B.CreateBinaryIntrinsic(pick, t.end, probeAt, nullptr, "quanta.limit.next");
+}
+
+// Matches a latch whose conditional branch goes round while `x stay end`, with `end`
+// invariant in L. Narrow (general = false): x is the IV's next value and the test is
+// `!=`, the form the distance kept across entries relies on. General: x is any affine
+// value of L with a constant step, and the test `!=` or, in the step's direction, `<` / `>`.
+bool LoopPlanner::matchExitTest(Loop* L, BasicBlock* latch, const LoopPlan& p, bool general,
+                                ExitTest& t) const {
+  auto* br = dyn_cast<BranchInst>(latch->getTerminator());
+  if (!br || !br->isConditional()) return false;
+  auto* cmp = dyn_cast<ICmpInst>(br->getCondition());
+  if (!cmp || !cmp->hasOneUse() || !cmp->getOperand(0)->getType()->isIntegerTy()) return false;
+  BasicBlock* header = L->getHeader();
+  unsigned stayIdx = br->getSuccessor(0) == header ? 0 : 1;
+  if (br->getSuccessor(stayIdx) != header || L->contains(br->getSuccessor(1 - stayIdx))) return false;
+  t = ExitTest{};
+  t.br = br;
+  t.cmp = cmp;
+  t.exitIdx = 1 - stayIdx;
+  t.exit = br->getSuccessor(t.exitIdx);
+  t.stay = stayIdx == 0 ? cmp->getPredicate() : cmp->getInversePredicate();
+  t.x = cmp->getOperand(0);
+  t.end = cmp->getOperand(1);
+  if (general && L->isLoopInvariant(t.x)) {
+    std::swap(t.x, t.end);
+    t.stay = ICmpInst::getSwappedPredicate(t.stay);
+  }
+  if (!L->isLoopInvariant(t.end)) return false;
+  if (!general) {
+    t.step = p.step;
+    return t.x == p.ivNext && t.stay == ICmpInst::ICMP_NE;
+  }
+  auto* AR = dyn_cast<SCEVAddRecExpr>(SE_.getSCEV(t.x));
+  if (!AR || AR->getLoop() != L || !AR->isAffine()) return false;
+  auto* step = dyn_cast<SCEVConstant>(AR->getStepRecurrence(SE_));
+  if (!step || step->getValue()->isZero() || step->getAPInt().getSignificantBits() > 32) return false;
+  t.step = step->getValue()->getSExtValue();
+  unsigned width = t.x->getType()->getIntegerBitWidth();
+  if (Log2_64(p.stride) + Log2_64(uint64_t(t.step < 0 ? -t.step : t.step)) + 2 >= width) return false;
+  bool up = t.step > 0;
+  bool ok = t.stay == ICmpInst::ICMP_NE ||
+            (up ? (t.stay == ICmpInst::ICMP_ULT || t.stay == ICmpInst::ICMP_SLT)
+                : (t.stay == ICmpInst::ICMP_UGT || t.stay == ICmpInst::ICMP_SGT));
+  if (!ok) return false;
+  t.start = AR->getStart();
+  // `from + dist` cannot wrap when from is the start or any value short of end.
+  if (t.stay != ICmpInst::ICMP_NE) {
+    APInt dist(width, uint64_t(p.stride) * uint64_t(t.step < 0 ? -t.step : t.step));
+    const SCEV* endS = SE_.getSCEV(t.end);
+    bool overflow = false;
+    for (const SCEV* v : {t.start, endS}) {
+      bool o = false;
+      if (ICmpInst::isSigned(t.stay)) {
+        if (up) (void)SE_.getSignedRangeMax(v).sadd_ov(dist, o);
+        else (void)SE_.getSignedRangeMin(v).ssub_ov(dist, o);
+      } else {
+        if (up) (void)SE_.getUnsignedRangeMax(v).uadd_ov(dist, o);
+        else (void)SE_.getUnsignedRangeMin(v).usub_ov(dist, o);
+      }
+      overflow |= o;
+    }
+    t.noWrap = !overflow;
+  }
+  SCEVExpander exp(SE_, F_.getDataLayout(), "quanta.exit");
+  return exp.isSafeToExpandAt(t.start, L->getLoopPreheader()->getTerminator());
+}
+
 // A counted loop whose latch exits on iv.next == end already compares the IV on every
 // iteration: the probe shares that compare. The latch tests iv.next == limit, where limit
 // is whichever of end and probe.at comes first; only when it hits does a block off the hot
 // path tell the exit from a probe. The loop's hot path is then the plain loop's, with the
 // bound in a register. Returns false (nothing changed) for any other latch.
+//
+// Directly under a parent that polls on every iteration (flag mode), each entry starts a
+// whole stride: nothing is carried across entries, so the test may be any exit test
+// matchExitTest accepts in general (a scanner's `i < n`, a pre-increment IV).
 bool LoopPlanner::adaptiveExitLatch(Loop* L, LoopPlan& p, BasicBlock* latch) {
-  auto* br = dyn_cast<BranchInst>(latch->getTerminator());
-  if (!br || !br->isConditional()) return false;
-  auto* cmp = dyn_cast<ICmpInst>(br->getCondition());
-  if (!cmp || !cmp->isEquality() || !cmp->hasOneUse() || cmp->getOperand(0) != p.ivNext) return false;
-  Value* end = cmp->getOperand(1);
-  if (!L->isLoopInvariant(end)) return false;
-  BasicBlock* header = L->getHeader();
-  // On `eq` the true edge leaves; on `ne` the false edge does.
-  unsigned exitIdx = cmp->getPredicate() == ICmpInst::ICMP_EQ ? 0 : 1;
-  BasicBlock* exit = br->getSuccessor(exitIdx);
-  if (br->getSuccessor(1 - exitIdx) != header || L->contains(exit)) return false;
-
-  Type* ty = p.ivNext->getType();
   // Clock: the adaptive site. Flag: a fixed stride, with only the distance kept across
   // entries (one word on the stack), except under a parent that polls on every iteration:
   // that poll already bounds what repeated short entries run, so each entry starts a whole
   // stride and nothing is loaded before the loop or stored after it.
   const bool freshStride = !AP_ && L->getParentLoop() && planFor(L->getParentLoop())->kind == LoopPlan::Poll;
+  ExitTest t;
+  if (!matchExitTest(L, latch, p, /*general=*/freshStride, t)) return false;
+  BranchInst* br = t.br;
+  Value* end = t.end;
+  BasicBlock* exit = t.exit;
+  unsigned exitIdx = t.exitIdx;
+  BasicBlock* header = L->getHeader();
+
+  Type* ty = t.x->getType();
   Value* site = AP_ ? AP_->newSite(F_, p.stride, int64_t(p.stride) * p.step)
                     : freshStride ? nullptr : leftSlot(int64_t(p.stride) * p.step);
-  Constant* step = ConstantInt::get(ty, p.step, /*isSigned=*/true);
+  Constant* step = ConstantInt::get(ty, t.step, /*isSigned=*/true);
   BasicBlock* pre = L->getLoopPreheader();
   IRBuilder<> PB(pre->getTerminator());
-  Value* left0 = AP_ ? AP_->loadLeft(PB, site)
-                 : site ? static_cast<Value*>(PB.CreateLoad(PB.getInt64Ty(), site, "quanta.probe.left"))
-                        : PB.getInt64(int64_t(p.stride) * p.step);
-  Value* first = PB.CreateAdd(p.ivStart, PB.CreateTrunc(left0, ty), "quanta.probe.first");
-  Value* limit0 = reachedFirst(PB, p.ivStart, end, first, p.step);
+  Value* first = nullptr;
+  Value* limit0 = nullptr;
+  if (site) {
+    Value* left0 = AP_ ? AP_->loadLeft(PB, site)
+                       : static_cast<Value*>(PB.CreateLoad(PB.getInt64Ty(), site, "quanta.probe.left"));
+    first = PB.CreateAdd(p.ivStart, PB.CreateTrunc(left0, ty), "quanta.probe.first");
+    limit0 = reachedFirst(PB, p.ivStart, end, first, p.step);
+  } else {
+    // The tested value's first value, where the first stride starts.
+    SCEVExpander exp(SE_, F_.getDataLayout(), "quanta.exit");
+    Value* start = exp.expandCodeFor(t.start, ty, pre->getTerminator());
+    limit0 = limitAhead(PB, start, t, int64_t(p.stride) * t.step);
+  }
 
   LLVMContext& C = F_.getContext();
   BasicBlock* check = BasicBlock::Create(C, "quanta.hit", &F_, exit);
@@ -405,7 +542,8 @@ bool LoopPlanner::adaptiveExitLatch(Loop* L, LoopPlan& p, BasicBlock* latch) {
   PHINode* at = site ? PHINode::Create(ty, 2, "quanta.probe.at", header->begin()) : nullptr;
   PHINode* limit = PHINode::Create(ty, 2, "quanta.limit", header->begin());
   IRBuilder<> B(br);
-  Value* hit = B.CreateICmpEQ(p.ivNext, limit, "quanta.at.limit");
+  const ICmpInst::Predicate leave = ICmpInst::getInversePredicate(t.stay);
+  Value* hit = B.CreateICmp(leave, t.x, limit, "quanta.at.limit");
   // The original branch's weights, if any, carry over (exit edge first): hitting the limit
   // is as rare as leaving was, plus the rare probe.
   MDNode* weights = nullptr;
@@ -415,7 +553,7 @@ bool LoopPlanner::adaptiveExitLatch(Loop* L, LoopPlan& p, BasicBlock* latch) {
   BranchInst* newBr = B.CreateCondBr(hit, check, header, weights);
   newBr->copyMetadata(*br, {LLVMContext::MD_loop});
   br->eraseFromParent();
-  cmp->eraseFromParent();
+  t.cmp->eraseFromParent();
 
   // The limit was hit: either the loop's end (leave, keeping how far the probe is for the
   // next entry; one step if it was due right now) or the probe.
@@ -424,7 +562,7 @@ bool LoopPlanner::adaptiveExitLatch(Loop* L, LoopPlan& p, BasicBlock* latch) {
   // strength reduction keeps `end - iv` as a second induction register on the hot path,
   // just for these rarely run blocks.
   auto* opaqueTy = FunctionType::get(ty, {ty}, false);
-  Value* iv = CB.CreateCall(InlineAsm::get(opaqueTy, "", "=r,0", /*hasSideEffects=*/false), {p.ivNext},
+  Value* iv = CB.CreateCall(InlineAsm::get(opaqueTy, "", "=r,0", /*hasSideEffects=*/false), {t.x},
                             "quanta.iv");
   if (site) {
     Value* left = CB.CreateSub(at, iv);
@@ -432,16 +570,22 @@ bool LoopPlanner::adaptiveExitLatch(Loop* L, LoopPlan& p, BasicBlock* latch) {
     if (AP_) AP_->storeLeft(CB, site, CB.CreateSExt(left, CB.getInt64Ty()));
     else CB.CreateStore(CB.CreateSExt(left, CB.getInt64Ty()), site);
   }
-  CB.CreateCondBr(CB.CreateICmpEQ(iv, end, "quanta.end"), exit, probe);
+  CB.CreateCondBr(CB.CreateICmp(leave, iv, end, "quanta.end"), exit, probe);
   for (PHINode& phi : exit->phis())
     for (unsigned i = 0, e = phi.getNumIncomingValues(); i != e; ++i)
       if (phi.getIncomingBlock(i) == latch) phi.setIncomingBlock(i, check);
 
   IRBuilder<> TB(probe);
-  Value* gap = TB.getInt64(p.stride);
-  if (AP_) gap = AP_->probe(TB, site, p.stride, maxGap(p.stride), TB.getInt64(0));
-  Value* next = TB.CreateAdd(iv, TB.CreateMul(TB.CreateZExtOrTrunc(gap, ty), step), "quanta.probe.next");
-  Value* limitNext = reachedFirst(TB, iv, end, next, p.step);
+  Value* next = nullptr;
+  Value* limitNext = nullptr;
+  if (site) {
+    Value* gap = TB.getInt64(p.stride);
+    if (AP_) gap = AP_->probe(TB, site, p.stride, maxGap(p.stride), TB.getInt64(0));
+    next = TB.CreateAdd(iv, TB.CreateMul(TB.CreateZExtOrTrunc(gap, ty), step), "quanta.probe.next");
+    limitNext = reachedFirst(TB, iv, end, next, p.step);
+  } else {
+    limitNext = limitAhead(TB, iv, t, int64_t(p.stride) * t.step);
+  }
   BranchInst* back = TB.CreateBr(header);
   if (!AP_) mark(back);
 

@@ -53,6 +53,21 @@ struct LoopPlan {
   unsigned stepZeros = 0;   // trailing zero bits of the IV step
   int64_t step = 0;         // the IV step
   const llvm::SCEV* btc = nullptr;
+  bool pollAtLatch = false;  // Poll: read the flag on the back-edge rather than at the top
+};
+
+// A latch's exit test: the loop goes round while `x stay end` (matchExitTest).
+struct ExitTest {
+  llvm::BranchInst* br = nullptr;
+  llvm::ICmpInst* cmp = nullptr;
+  llvm::Value* x = nullptr;    // affine in the loop
+  llvm::Value* end = nullptr;  // loop-invariant
+  llvm::ICmpInst::Predicate stay = llvm::ICmpInst::ICMP_NE;
+  int64_t step = 0;            // x's step
+  const llvm::SCEV* start = nullptr;  // x's first value (general matches only)
+  bool noWrap = false;         // relational: x + stride steps cannot wrap from start or end
+  unsigned exitIdx = 0;        // which successor of br leaves
+  llvm::BasicBlock* exit = nullptr;
 };
 
 struct LoopStats {
@@ -92,7 +107,10 @@ class LoopPlanner {
   void strideLatch(llvm::Loop* L, LoopPlan& p, LoopPlan::Kind kind);
   llvm::AllocaInst* budget();
   void adaptiveIVLatch(llvm::Loop* L, LoopPlan& p, llvm::BasicBlock* latch);
+  bool matchExitTest(llvm::Loop* L, llvm::BasicBlock* latch, const LoopPlan& p, bool general,
+                     ExitTest& t) const;
   bool adaptiveExitLatch(llvm::Loop* L, LoopPlan& p, llvm::BasicBlock* latch);
+  void shareExitTestsUnderPolls();
   llvm::Value* leftSlot(int64_t initialLeft);
   bool canPoll(llvm::Loop* L) const;
   bool inPollNest(llvm::Loop* L) const;

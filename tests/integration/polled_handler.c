@@ -48,3 +48,32 @@ void polled_spin_handle(const quanta_request* request, quanta_response* response
   response->status = g_text_ready ? 0 : 1;
   response->value = hash;
 }
+
+/* Words: the outer loop hashes one word per iteration and is polled; the inner loop scans
+ * a word and leaves on a delimiter or on `i < bytes`, a test the pass shares with the
+ * inner loop's probe (each entry starts a whole stride, since the parent polls). So the
+ * inner loop reads no flag on its hot path, only when its stride runs out. A request of
+ * over 4096 bytes (every long one) is a single word: the delimiter is a value no byte
+ * has, and all of its time is in the inner loop, which only that shared probe can stop. */
+void polled_words_handle(const quanta_request* request, quanta_response* response) {
+  uint64_t service_cycles = 0;
+  memcpy(&service_cycles, request->payload, sizeof service_cycles);
+  const uint64_t bytes = service_cycles * kBytesPerCycle;
+  const unsigned delimiter = bytes > kTextBytes ? 256u : 0u;
+  uint64_t hash = request->id, words = 0;
+  uint32_t odd_words[16] = {0};
+  uint64_t i = 0;
+  while (i < bytes) {
+    uint64_t h = 5381;
+    while (i < bytes && g_text[i & (kTextBytes - 1)] != delimiter) {
+      h = h * 33 + g_text[i & (kTextBytes - 1)];
+      ++i;
+    }
+    ++i;
+    if (h & 1) odd_words[h >> 60]++; /* the outer loop's own branch (a conditional store) */
+    ++words;
+  }
+  for (int c = 0; c < 16; ++c) hash = hash * 31 + odd_words[c];
+  response->status = g_text_ready ? 0 : 1;
+  response->value = hash + words;
+}

@@ -18,6 +18,7 @@ extern "C" {
 // tests/integration/polled_handler.c, compiled by the pass in flag mode.
 int polled_app_setup(const char* config);
 void polled_spin_handle(const quanta_request* request, quanta_response* response);
+void polled_words_handle(const quanta_request* request, quanta_response* response);
 }
 
 namespace quanta {
@@ -129,6 +130,19 @@ TEST(PreemptOrder, FlagStopsAPolledLoopWithoutCalls) {
   const PairCounts counts = run_and_count("flag", 2.0, "jsq-msq", &polled);
   ASSERT_GE(counts.close_pairs, 3u);
   // Each 10 ms request spans thousands of 2 us quanta: preempted at least 10 times apiece.
+  EXPECT_GE(counts.quanta, counts.completed + 10 * counts.close_pairs);
+  EXPECT_GT(counts.short_finished_first * 2, counts.close_pairs)
+      << counts.short_finished_first << " of " << counts.close_pairs;
+}
+
+// A word scanner in flag mode: the inner loop, directly inside a polled loop, shares its
+// `i < n` exit test with its probe and reads no flag on its hot path. A long request is
+// one 10 M-byte word, so only that probe (once per stride) can see the monitor's flag.
+TEST(PreemptOrder, FlagStopsAScanThatSharesItsExitTest) {
+  ASSERT_EQ(polled_app_setup(nullptr), 0);
+  const quanta_app words{"polled-words", nullptr, nullptr, &polled_words_handle};
+  const PairCounts counts = run_and_count("flag", 2.0, "jsq-msq", &words);
+  ASSERT_GE(counts.close_pairs, 3u);
   EXPECT_GE(counts.quanta, counts.completed + 10 * counts.close_pairs);
   EXPECT_GT(counts.short_finished_first * 2, counts.close_pairs)
       << counts.short_finished_first << " of " << counts.close_pairs;

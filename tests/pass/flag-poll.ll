@@ -1,16 +1,19 @@
-; Flag mode, a branchy loop with no calls (a scanner): the flag is read on every back-edge
-; (at the end of the latch, so a loop entered for one iteration reads none) through a
-; pointer read once before the loop and kept in a register (a PHI), so the probe is one
-; load, compare and never-taken branch. A strided probe's branch, taken once per stride,
-; mispredicts in a loop whose other branches follow the data (string_match: +12% against
-; +2% polled). Only a slow path may switch threads, and it returns the pointer afresh from
-; an out-of-line helper; an inner loop's own probe reads the same register and refreshes it
-; too. A loop with a call keeps its stride (the call may switch threads).
-; The second RUN line checks that -O3 after the pass keeps the volatile flag load inside
+; Flag mode, a branchy loop with no calls (a scanner): the flag is read on every iteration
+; through a pointer read once before the loop and kept in a register (a PHI), so the probe
+; is one load, compare and never-taken branch. A strided probe's branch, taken once per
+; stride, mispredicts in a loop whose other branches follow the data (string_match: +12%
+; against +2% polled). Only a slow path may switch threads, and it returns the pointer
+; afresh from an out-of-line helper; an inner loop's own probe reads the same register and
+; refreshes it too. A loop with a call keeps its stride (the call may switch threads).
+; Where: at the top of the header when several paths meet at the latch (@scan), so the
+; code generator can still copy the short latch into each path; at the end of a latch
+; that one path reaches (@skip), so a loop entered for one iteration reads no flag.
+; The O3 RUN line checks that -O3 after the pass keeps the volatile flag load inside
 ; the loop.
 ; RUN: %opt -passes=quanta-flag -S %s | FileCheck %s
 ; RUN: %opt -passes='quanta-flag,default<O3>' -S %s | FileCheck %s --check-prefix=O3
-; RUN: %opt -passes=quanta-flag -quanta-flag-poll-latch=0 -S %s | FileCheck %s --check-prefix=TOP
+; RUN: %opt -passes=quanta-flag -quanta-flag-poll-at=latch -S %s | FileCheck %s --check-prefix=LATCH
+; RUN: %opt -passes=quanta-flag -quanta-flag-poll-at=top -S %s | FileCheck %s --check-prefix=TOP
 
 declare void @ext(i64)
 
@@ -21,10 +24,13 @@ declare void @ext(i64)
 ; CHECK: [[FIRST:%quanta.flagp]] = load volatile ptr
 ; CHECK-NEXT: br label %loop
 ; CHECK: loop:
-; CHECK-NEXT: phi ptr [ [[FIRST]], %{{.*}} ], [ [[PL:%.*]], %{{.*}} ]
-; CHECK-NOT: load volatile i32
+; CHECK-NEXT: [[P:%quanta.flagp.slot.*]] = phi ptr [ [[FIRST]], %{{.*}} ], [ [[PL:%.*]], %latch ]
+; CHECK: [[F:%.*]] = load volatile i32, ptr [[P]]
+; CHECK-NEXT: [[SET:%.*]] = icmp ne i32 [[F]], 0
+; CHECK-NEXT: br i1 [[SET]]
+; CHECK: call ptr @__quanta_flag_reload()
 ; CHECK: inner:
-; CHECK-NOT: {{threadlocal.address|quanta.left}}
+; CHECK-NOT: {{threadlocal.address|quanta.left|load volatile}}
 ; CHECK: quanta.probe:
 ; CHECK-NOT: threadlocal.address
 ; CHECK: load volatile i32, ptr %quanta.flagp.slot
@@ -32,22 +38,25 @@ declare void @ext(i64)
 ; CHECK: call ptr @__quanta_flag_reload()
 ; CHECK-NOT: threadlocal.address
 ; CHECK: latch:
-; CHECK-NEXT: [[P:%quanta.flagp.slot.*]] = phi ptr
-; CHECK: %done = icmp eq
-; CHECK-NEXT: [[F:%.*]] = load volatile i32, ptr [[P]]
-; CHECK-NEXT: [[SET:%.*]] = icmp ne i32 [[F]], 0
-; CHECK-NEXT: br i1 [[SET]]
-; CHECK: call ptr @__quanta_flag_reload()
-; CHECK: [[PL]] = phi ptr
-; CHECK-NEXT: br i1 %done, label %exit, label %loop
+; CHECK-NEXT: [[PL]] = phi ptr
+; CHECK-NOT: load volatile
+; CHECK: br i1 %done, label %exit, label %loop
 ; CHECK: ret i64
 
-; With -quanta-flag-poll-latch=0 the read is at the top of the loop instead.
-; TOP-LABEL: define i64 @scan(
-; TOP: loop:
-; TOP-NEXT: [[P:%quanta.flagp.slot.*]] = phi ptr
-; TOP: [[F:%.*]] = load volatile i32, ptr [[P]]
-; TOP-NEXT: icmp ne i32 [[F]], 0
+; With -quanta-flag-poll-at=latch the read is at the end of the latch instead.
+; LATCH-LABEL: define i64 @scan(
+; LATCH: loop:
+; LATCH-NOT: load volatile i32
+; LATCH: inner:
+; LATCH: latch:
+; LATCH-NEXT: [[P:%quanta.flagp.slot.*]] = phi ptr
+; LATCH: %done = icmp eq
+; LATCH-NEXT: [[F:%.*]] = load volatile i32, ptr [[P]]
+; LATCH-NEXT: [[SET:%.*]] = icmp ne i32 [[F]], 0
+; LATCH-NEXT: br i1 [[SET]]
+; LATCH: call ptr @__quanta_flag_reload()
+; LATCH: phi ptr
+; LATCH-NEXT: br i1 %done, label %exit, label %loop
 
 ; O3-LABEL: define {{.*}} @scan(
 ; O3: load volatile ptr
@@ -88,6 +97,39 @@ latch:
   br i1 %done, label %exit, label %loop
 exit:
   ret i64 %s.next
+}
+
+; A latch that one path reaches: the read goes at its end, so an entry that leaves from
+; the header (the first byte is not a space) reads no flag; -quanta-flag-poll-at=top moves
+; it to the header.
+; CHECK-LABEL: define i64 @skip(
+; CHECK: loop:
+; CHECK-NOT: load volatile i32
+; CHECK: latch:
+; CHECK: %done = icmp eq
+; CHECK-NEXT: load volatile i32, ptr %quanta.flagp.slot
+; CHECK: ret i64
+; TOP-LABEL: define i64 @skip(
+; TOP: loop:
+; TOP-NEXT: phi ptr
+; TOP-NEXT: %i = phi
+; TOP-NEXT: load volatile i32, ptr %quanta.flagp.slot
+define i64 @skip(ptr %a, i64 %n) {
+entry:
+  br label %loop
+loop:
+  %i = phi i64 [ 0, %entry ], [ %i.next, %latch ]
+  %p = getelementptr inbounds i8, ptr %a, i64 %i
+  %c = load i8, ptr %p
+  %sp = icmp eq i8 %c, 32
+  br i1 %sp, label %latch, label %exit
+latch:
+  %i.next = add i64 %i, 1
+  %done = icmp eq i64 %i.next, %n
+  br i1 %done, label %exit, label %loop
+exit:
+  %r = phi i64 [ %i, %loop ], [ %n, %latch ]
+  ret i64 %r
 }
 
 ; CHECK-LABEL: define i64 @scan_calls(
