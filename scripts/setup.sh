@@ -8,7 +8,7 @@ packages=(
   libboost-context-dev libgtest-dev libgmock-dev libbenchmark-dev
   libcli11-dev nlohmann-json3-dev
   cmake ninja-build git
-  dpkg-dev
+  dpkg-dev valgrind
   python3 python3-pytest python3-numpy python3-matplotlib
 )
 
