@@ -290,12 +290,11 @@ void LoopPlanner::pollFlag(Loop* L) {
     IRBuilder<> PB(L->getLoopPreheader()->getTerminator());
     PB.CreateStore(PE_.loadFlagPointer(PB), slot);
   }
-  // A loop that exits on what it reads (skip a delimiter, hash a word) is often entered
-  // for one iteration: it reads the flag at the end of its single latch, so such an entry
-  // reads none (what it ran is bounded by its parent's poll or the function's entry probe
-  // before it). A loop whose trip count is known at entry reads it at the top of its
-  // header: there the read stays off the latch, where paths meet, and the code generator
-  // can still copy a short latch into each of them instead of jumping to it.
+  // A latch that one path reaches gets the read at its end: a loop entered for one
+  // iteration (skip one delimiter) then reads none (what it ran is bounded by its
+  // parent's poll or the function's entry probe before it). Where several paths meet at
+  // the latch, the read goes to the top of the header: off the latch, the code generator
+  // can still copy a short latch into each path instead of jumping to it.
   BasicBlock* latch = planFor(L)->pollAtLatch ? L->getLoopLatch() : nullptr;
   Instruction* at = latch ? latch->getTerminator() : &*L->getHeader()->getFirstInsertionPt();
   PE_.emitSlotFlagProbe(at, slot, &LI_);
