@@ -151,8 +151,12 @@ Spread flag_notification(int samples) {
 
 namespace {
 
-// Signal-safe (quanta_text) so a preemption signal may switch out of it at once.
-QUANTA_SIGNAL_SAFE void spin_until_switched(Task&) {
+// Signal-safe (quanta_text) so a preemption signal may switch out of it at once. It
+// says it is running first: a signal sent before that finds the worker outside the task
+// (stale) or in the switch code (deferred to a probe this loop never reaches), and the
+// round would never end.
+QUANTA_SIGNAL_SAFE void spin_until_switched(Task& task) {
+  static_cast<std::atomic<int>*>(task.user)->fetch_add(1, std::memory_order_release);
   for (;;) asm volatile("" ::: "memory");
 }
 
@@ -172,8 +176,9 @@ int gettid_of_this_thread() { return static_cast<int>(syscall(SYS_gettid)); }
 Spread signal_preemption(int samples) {
   install_preempt_signal_handler();
   std::atomic<int> tid{0};
-  std::atomic<uint64_t> sent_tsc{0};
-  std::atomic<int> round{-1};
+  std::atomic<int> tasks_running{0};  // one count per round, from inside the task
+  std::atomic<int> rounds_done{0};
+  std::atomic<uint64_t> stop_tsc{0};
   std::vector<double> latencies(static_cast<std::size_t>(samples));
   {
     PinnedThread worker(second_cpu(), [&] {
@@ -182,21 +187,33 @@ Spread signal_preemption(int samples) {
       TaskRunner runner;
       for (int i = 0; i < samples; ++i) {
         Task task;
-        task.start(pool.acquire(), &spin_until_switched, nullptr);
+        task.start(pool.acquire(), &spin_until_switched, &tasks_running);
         preempt_state().signal_deadline_tsc = 0;  // any signal from now on is for this quantum
-        round.store(i, std::memory_order_release);
         runner.resume(task, read_tsc(), TaskRunner::kNoDeadline);  // returns when the handler switches
-        latencies[static_cast<std::size_t>(i)] = cycles_to_ns(task.last_stop_tsc - sent_tsc.load());
+        stop_tsc.store(task.last_stop_tsc, std::memory_order_relaxed);
+        rounds_done.store(i + 1, std::memory_order_release);
         pool.release(task.stack);
       }
     });
     ScopedPin pin(allowed_cpus()[0]);
+    // A lost signal (it should not happen once the task runs) is sent again rather than
+    // left to hang; the latency then counts from the last send, and clamps at zero for
+    // the switch that raced with a resend.
+    const uint64_t resend_after_cycles = ns_to_cycles(50e6);
     for (int i = 0; i < samples; ++i) {
-      while (round.load(std::memory_order_acquire) != i) cpu_relax();
+      while (tasks_running.load(std::memory_order_acquire) != i + 1) cpu_relax();
       const uint64_t settle = read_tsc() + ns_to_cycles(5000);
       while (read_tsc() < settle) cpu_relax();
-      sent_tsc.store(read_tsc());
-      syscall(SYS_tgkill, getpid(), tid.load(), kPreemptSignal);
+      uint64_t sent_tsc = 0;
+      while (rounds_done.load(std::memory_order_acquire) == i) {
+        sent_tsc = read_tsc();
+        syscall(SYS_tgkill, getpid(), tid.load(), kPreemptSignal);
+        while (rounds_done.load(std::memory_order_acquire) == i && read_tsc() - sent_tsc < resend_after_cycles) {
+          cpu_relax();
+        }
+      }
+      const uint64_t stop = stop_tsc.load(std::memory_order_relaxed);
+      latencies[static_cast<std::size_t>(i)] = stop > sent_tsc ? cycles_to_ns(stop - sent_tsc) : 0.0;
     }
   }
   return spread_of(std::move(latencies));
