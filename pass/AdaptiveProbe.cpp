@@ -10,11 +10,12 @@ using namespace llvm;
 namespace quanta {
 
 // Site state: word 0 the clock when the current gap started (0: unknown), word 1 its
-// length, word 2 (loop sites) the distance to the next probe while the loop is not running.
-// Words 3 and 4: the cycles and units of the gap before the last one (units 0: none).
-// Word 5: the site's lead, word 6 how early it aims; see helper().
-static constexpr unsigned kStartWord = 0, kGapWord = 1, kLeftWord = 2, kPrevTookWord = 3,
-                          kPrevUnitsWord = 4, kLeadWord = 5, kAimWord = 6, kWords = 7;
+// length. Words 2 and 3: the cycles and units of the gap before the last one (units 0:
+// none). Word 4: the site's lead, word 5 how early it aims; see helper(). (A loop site's
+// distance to its next probe while the loop is not running is the planner's, in a slot
+// promoted to a register.)
+static constexpr unsigned kStartWord = 0, kGapWord = 1, kPrevTookWord = 2, kPrevUnitsWord = 3,
+                          kLeadWord = 4, kAimWord = 5, kWords = 6;
 // Keeps took * units in 64 bits when comparing two rates (units < 2^31).
 static constexpr uint64_t kMaxMeasuredCycles = uint64_t(1) << 30;
 // The older speed counts only when it is clearly slower (by more than kSlowerDen/kSlowerNum):
@@ -39,7 +40,7 @@ static Value* word(IRBuilder<>& B, Value* site, unsigned i) {
   return B.CreateConstInBoundsGEP1_32(B.getInt64Ty(), site, i);
 }
 
-Value* AdaptiveProbe::newSite(Function& F, uint64_t initialGap, int64_t initialLeft) {
+Value* AdaptiveProbe::newSite(Function& F, uint64_t initialGap) {
   BasicBlock& entry = F.getEntryBlock();
   IRBuilder<> B(&entry, entry.getFirstInsertionPt());
   AllocaInst* site = B.CreateAlloca(ArrayType::get(B.getInt64Ty(), kWords), nullptr, "quanta.gap");
@@ -50,16 +51,7 @@ Value* AdaptiveProbe::newSite(Function& F, uint64_t initialGap, int64_t initialL
   B.CreateStore(B.getInt64(0), word(B, site, kPrevUnitsWord));
   B.CreateStore(B.getInt64(0), word(B, site, kLeadWord));
   B.CreateStore(B.getInt64(0), word(B, site, kAimWord));
-  if (initialLeft) B.CreateStore(B.getInt64(initialLeft), word(B, site, kLeftWord));
   return site;
-}
-
-Value* AdaptiveProbe::loadLeft(IRBuilder<>& B, Value* site) {
-  return B.CreateLoad(B.getInt64Ty(), word(B, site, kLeftWord), "quanta.probe.left");
-}
-
-void AdaptiveProbe::storeLeft(IRBuilder<>& B, Value* site, Value* left) {
-  B.CreateStore(left, word(B, site, kLeftWord));
 }
 
 // The rate of the last gap is cycles(measuredAt - start) per gap unit; the next gap covers

@@ -32,15 +32,8 @@ class AdaptiveProbe {
   AdaptiveProbe(llvm::Module& M, const Config& cfg, ProbeEmitter& PE) : M_(M), cfg_(cfg), PE_(PE) {}
 
   // A site's state, allocated in F's entry block, where it gets a first gap of
-  // `initialGap` units and "rate unknown". `initialLeft` is what a loop site keeps across
-  // its entries: how far (in its own IV's units) the next probe is.
-  llvm::Value* newSite(llvm::Function& F, uint64_t initialGap, int64_t initialLeft = 0);
-  // A loop site's distance to its next probe, saved at a loop exit and read at the next
-  // entry: a short inner loop entered many times still reaches a probe, and the gap and
-  // the time it measures both span the entries (the time also covers the outer loop's
-  // work between them, which errs toward a shorter gap).
-  llvm::Value* loadLeft(llvm::IRBuilder<>& B, llvm::Value* site);
-  void storeLeft(llvm::IRBuilder<>& B, llvm::Value* site, llvm::Value* left);
+  // `initialGap` units and "rate unknown".
+  llvm::Value* newSite(llvm::Function& F, uint64_t initialGap);
   // At a probe: checks the deadline (yields if it passed) and returns the next gap, in
   // [1, maxGap]; `overshoot` is how far past its gap the caller went (budget below zero).
   llvm::Value* probe(llvm::IRBuilder<>& B, llvm::Value* site, uint64_t staticGap, uint64_t maxGap,

@@ -5,6 +5,7 @@
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/IR/InlineAsm.h"
+#include "llvm/Analysis/CFG.h"
 #include "llvm/IR/MDBuilder.h"
 #include "llvm/IR/ProfDataUtils.h"
 #include "llvm/Transforms/Utils/BasicBlockUtils.h"
@@ -331,13 +332,15 @@ void LoopPlanner::strideLatch(Loop* L, LoopPlan& p, LoopPlan::Kind kind) {
       mark(term);
       continue;
     }
-    if (kind == LoopPlan::IVStride && latches.size() == 1 && AP_) {
-      adaptiveIVLatch(L, p, latch);
+    if (kind == LoopPlan::IVStride && latches.size() == 1 && (AP_ || carriesLeft(L))) {
+      ivLatch(L, p, latch);
       continue;
     }
     // Flag mode: a counted loop's fixed stride shares the exit compare too.
     if (kind == LoopPlan::IVStride && latches.size() == 1 && OptMergeExit && adaptiveExitLatch(L, p, latch))
       continue;
+    // A fixed stride counted from this entry's start: enough where entries need not add up
+    // (a top-level loop, or one whose parent polls on every iteration).
     if (kind == LoopPlan::IVStride && latches.size() == 1 && p.ivNext) {
       Type* ty = p.ivNext->getType();
       APInt mask = APInt(ty->getIntegerBitWidth(), p.stride).shl(p.stepZeros) - 1;
@@ -512,16 +515,16 @@ bool LoopPlanner::adaptiveExitLatch(Loop* L, LoopPlan& p, BasicBlock* latch) {
   BasicBlock* header = L->getHeader();
 
   Type* ty = t.x->getType();
-  Value* site = AP_ ? AP_->newSite(F_, p.stride, int64_t(p.stride) * p.step)
-                    : freshStride ? nullptr : leftSlot(int64_t(p.stride) * p.step);
+  const SmallVector<BasicBlock*, 4> otherExits = exitingBlocksBesides(L, latch);
+  Value* site = AP_ ? AP_->newSite(F_, p.stride) : nullptr;
+  AllocaInst* slot = freshStride ? nullptr : leftSlot(int64_t(p.stride) * p.step);
   Constant* step = ConstantInt::get(ty, t.step, /*isSigned=*/true);
   BasicBlock* pre = L->getLoopPreheader();
   IRBuilder<> PB(pre->getTerminator());
   Value* first = nullptr;
   Value* limit0 = nullptr;
-  if (site) {
-    Value* left0 = AP_ ? AP_->loadLeft(PB, site)
-                       : static_cast<Value*>(PB.CreateLoad(PB.getInt64Ty(), site, "quanta.probe.left"));
+  if (slot) {
+    Value* left0 = PB.CreateLoad(PB.getInt64Ty(), slot, "quanta.probe.left");
     first = PB.CreateAdd(p.ivStart, PB.CreateTrunc(left0, ty), "quanta.probe.first");
     limit0 = reachedFirst(PB, p.ivStart, end, first, p.step);
   } else {
@@ -538,7 +541,7 @@ bool LoopPlanner::adaptiveExitLatch(Loop* L, LoopPlan& p, BasicBlock* latch) {
   L->addBasicBlockToLoop(probe, LI_);
 
   // Where the next probe is, for the distance saved at the exit: not needed when none is.
-  PHINode* at = site ? PHINode::Create(ty, 2, "quanta.probe.at", header->begin()) : nullptr;
+  PHINode* at = slot ? PHINode::Create(ty, 2, "quanta.probe.at", header->begin()) : nullptr;
   PHINode* limit = PHINode::Create(ty, 2, "quanta.limit", header->begin());
   IRBuilder<> B(br);
   const ICmpInst::Predicate leave = ICmpInst::getInversePredicate(t.stay);
@@ -563,11 +566,10 @@ bool LoopPlanner::adaptiveExitLatch(Loop* L, LoopPlan& p, BasicBlock* latch) {
   auto* opaqueTy = FunctionType::get(ty, {ty}, false);
   Value* iv = CB.CreateCall(InlineAsm::get(opaqueTy, "", "=r,0", /*hasSideEffects=*/false), {t.x},
                             "quanta.iv");
-  if (site) {
+  if (slot) {
     Value* left = CB.CreateSub(at, iv);
     left = CB.CreateSelect(CB.CreateICmpEQ(left, ConstantInt::get(ty, 0)), step, left);
-    if (AP_) AP_->storeLeft(CB, site, CB.CreateSExt(left, CB.getInt64Ty()));
-    else CB.CreateStore(CB.CreateSExt(left, CB.getInt64Ty()), site);
+    CB.CreateStore(CB.CreateSExt(left, CB.getInt64Ty()), slot);
   }
   CB.CreateCondBr(CB.CreateICmp(leave, iv, end, "quanta.end"), exit, probe);
   for (PHINode& phi : exit->phis())
@@ -577,7 +579,7 @@ bool LoopPlanner::adaptiveExitLatch(Loop* L, LoopPlan& p, BasicBlock* latch) {
   IRBuilder<> TB(probe);
   Value* next = nullptr;
   Value* limitNext = nullptr;
-  if (site) {
+  if (slot) {
     Value* gap = TB.getInt64(p.stride);
     if (AP_) gap = AP_->probe(TB, site, p.stride, maxGap(p.stride), TB.getInt64(0));
     next = TB.CreateAdd(iv, TB.CreateMul(TB.CreateZExtOrTrunc(gap, ty), step), "quanta.probe.next");
@@ -599,29 +601,82 @@ bool LoopPlanner::adaptiveExitLatch(Loop* L, LoopPlan& p, BasicBlock* latch) {
   limit->addIncoming(limit0, pre);
   limit->addIncoming(limit, latch);
   limit->addIncoming(limitNext, probe);
+  if (slot) saveLeftOnExits(L, otherExits, slot, at, p.iv);
   DT_.recalculate(F_);
   if (AP_) ++stats_.adaptiveProbes;
   return true;
 }
 
 
-Value* LoopPlanner::leftSlot(int64_t initialLeft) {
+AllocaInst* LoopPlanner::leftSlot(int64_t initialLeft) {
   BasicBlock& entry = F_.getEntryBlock();
   IRBuilder<> B(&entry, entry.getFirstInsertionPt());
   AllocaInst* slot = B.CreateAlloca(B.getInt64Ty(), nullptr, "quanta.left");
   B.SetInsertPoint(slot->getNextNode());
   B.CreateStore(B.getInt64(initialLeft), slot);
+  leftSlots_.push_back(slot);
   return slot;
 }
 
-void LoopPlanner::adaptiveIVLatch(Loop* L, LoopPlan& p, BasicBlock* latch) {
+// A loop inside another must carry its distance to the next probe from one entry to the
+// next: the parent charges nothing for the child's iterations (the child probes itself),
+// so a child entered again and again for fewer iterations than its stride would otherwise
+// never probe, and the parent's probes would be B/(parent's own cost) parent iterations
+// apart, each with up to a child's stride inside. Directly under a polled loop the poll on
+// each parent iteration bounds that already.
+bool LoopPlanner::carriesLeft(Loop* L) const {
+  Loop* parent = L->getParentLoop();
+  return parent && planFor(parent)->kind != LoopPlan::Poll;
+}
+
+SmallVector<BasicBlock*, 4> LoopPlanner::exitingBlocksBesides(Loop* L, BasicBlock* latch) const {
+  SmallVector<BasicBlock*, 4> exiting;
+  L->getExitingBlocks(exiting);
+  llvm::erase(exiting, latch);
+  return exiting;
+}
+
+// Every exit but the latch's (which saves its own, having the IV's next value at hand):
+// an exit taken during an iteration saves how far the next probe is from that iteration's
+// IV, so the next entry goes on counting from there. (The exit block may be shared with a
+// versioned loop's fast clone: the store goes on the edge.)
+void LoopPlanner::saveLeftOnExits(Loop* L, ArrayRef<BasicBlock*> exiting, AllocaInst* slot, PHINode* at,
+                                  PHINode* iv) {
+  if (exiting.empty()) return;
+  DT_.recalculate(F_);  // the probe's blocks were split in without it
+  for (BasicBlock* from : exiting) {
+    Instruction* term = from->getTerminator();
+    if (!isa<BranchInst>(term) && !isa<SwitchInst>(term)) continue;  // invoke, callbr: not split
+    SmallVector<BasicBlock*, 2> outside;
+    for (BasicBlock* to : successors(from))
+      if (!L->contains(to) && !is_contained(outside, to)) outside.push_back(to);
+    for (BasicBlock* to : outside) {
+      BasicBlock* edge = nullptr;
+      if (to->getSinglePredecessor() == from) {
+        edge = to;  // only this block leads there: its top is the edge
+      } else {
+        auto opts = CriticalEdgeSplittingOptions(&DT_, &LI_).setMergeIdenticalEdges().setPreserveLCSSA();
+        edge = SplitCriticalEdge(term, GetSuccessorNumber(from, to), opts);
+      }
+      if (!edge) continue;
+      IRBuilder<> EB(&*edge->getFirstInsertionPt());
+      EB.CreateStore(EB.CreateSExt(EB.CreateSub(at, iv), EB.getInt64Ty()), slot);
+    }
+  }
+}
+
+// The IV is compared with probe.at, a header PHI that each probe moves `gap` steps ahead
+// of the IV (adaptive sites: the helper's gap; fixed strides: the stride).
+void LoopPlanner::ivLatch(Loop* L, LoopPlan& p, BasicBlock* latch) {
   if (OptMergeExit && adaptiveExitLatch(L, p, latch)) return;
+  const SmallVector<BasicBlock*, 4> otherExits = exitingBlocksBesides(L, latch);
   BasicBlock* pre = L->getLoopPreheader();
   Type* ty = p.ivNext->getType();
-  Value* site = AP_->newSite(F_, p.stride, int64_t(p.stride) * p.step);
+  Value* site = AP_ ? AP_->newSite(F_, p.stride) : nullptr;
+  AllocaInst* slot = leftSlot(int64_t(p.stride) * p.step);
   IRBuilder<> PB(pre->getTerminator());
   Constant* step = ConstantInt::get(ty, p.step, /*isSigned=*/true);
-  Value* left = PB.CreateTrunc(AP_->loadLeft(PB, site), ty);
+  Value* left = PB.CreateTrunc(PB.CreateLoad(PB.getInt64Ty(), slot, "quanta.probe.left"), ty);
   Value* first = PB.CreateAdd(p.ivStart, left, "quanta.probe.first");
 
   BasicBlock* header = L->getHeader();
@@ -631,28 +686,28 @@ void LoopPlanner::adaptiveIVLatch(Loop* L, LoopPlan& p, BasicBlock* latch) {
   Value* fire = B.CreateICmpEQ(p.ivNext, at, "quanta.fire");
   Instruction* then = SplitBlockAndInsertIfThen(fire, term, false, PE_.unlikely());
   IRBuilder<> T(then);
-  Value* gap = AP_->probe(T, site, p.stride, maxGap(p.stride), T.getInt64(0));
+  Value* gap = site ? AP_->probe(T, site, p.stride, maxGap(p.stride), T.getInt64(0)) : T.getInt64(p.stride);
   Value* ahead = T.CreateMul(T.CreateZExtOrTrunc(gap, ty), step);
   Value* next = T.CreateAdd(p.ivNext, ahead, "quanta.probe.next");
+  if (!site) mark(then);
   BasicBlock* tail = term->getParent();
   PHINode* merged = PHINode::Create(ty, 2, "quanta.probe.at.next", tail->begin());
   merged->addIncoming(at, latch);
   merged->addIncoming(next, then->getParent());
   at->addIncoming(first, pre);
   at->addIncoming(merged, tail);
-  // Exits taken from the latch save the distance left. An exit from elsewhere leaves the
-  // last saved value: a distance from an earlier entry, which only moves the next probe
-  // earlier or later by less than a gap.
-  // (The exit block may be shared with a versioned loop's fast clone: store on the edge.)
+  // Exits taken from the latch save the distance left from the IV's next value.
   SmallVector<BasicBlock*, 4> exits;
   for (BasicBlock* succ : successors(tail))
     if (!L->contains(succ)) exits.push_back(succ);
   for (BasicBlock* exit : exits) {
     BasicBlock* edge = SplitEdge(tail, exit, &DT_, &LI_);
     IRBuilder<> EB(edge->getTerminator());
-    AP_->storeLeft(EB, site, EB.CreateSExt(EB.CreateSub(merged, p.ivNext), EB.getInt64Ty()));
+    EB.CreateStore(EB.CreateSExt(EB.CreateSub(merged, p.ivNext), EB.getInt64Ty()), slot);
   }
-  ++stats_.adaptiveProbes;
+  saveLeftOnExits(L, otherExits, slot, at, p.iv);
+  DT_.recalculate(F_);
+  if (site) ++stats_.adaptiveProbes;
 }
 
 // Splits the preheader into a trip-count test and two loops. The clone is the probe-free

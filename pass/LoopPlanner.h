@@ -93,6 +93,8 @@ class LoopPlanner {
   llvm::AllocaInst* budgetSlot() const { return budget_; }
   // The polled loops' flag pointer, if any (an alloca until promoted).
   llvm::AllocaInst* flagPointerSlot() const { return flagSlot_; }
+  // The loops' distances to their next probes, kept across entries (allocas until promoted).
+  llvm::ArrayRef<llvm::AllocaInst*> leftSlots() const { return leftSlots_; }
 
  private:
   uint64_t computeIterCost(llvm::Loop* L);
@@ -106,12 +108,17 @@ class LoopPlanner {
   void versionLoop(llvm::Loop* L, LoopPlan& p);
   void strideLatch(llvm::Loop* L, LoopPlan& p, LoopPlan::Kind kind);
   llvm::AllocaInst* budget();
-  void adaptiveIVLatch(llvm::Loop* L, LoopPlan& p, llvm::BasicBlock* latch);
+  void ivLatch(llvm::Loop* L, LoopPlan& p, llvm::BasicBlock* latch);
+  bool carriesLeft(llvm::Loop* L) const;
+  llvm::SmallVector<llvm::BasicBlock*, 4> exitingBlocksBesides(llvm::Loop* L, llvm::BasicBlock* latch) const;
+  void saveLeftOnExits(llvm::Loop* L, llvm::ArrayRef<llvm::BasicBlock*> exiting, llvm::AllocaInst* slot,
+                       llvm::PHINode* at, llvm::PHINode* iv);
   bool matchExitTest(llvm::Loop* L, llvm::BasicBlock* latch, const LoopPlan& p, bool general,
                      ExitTest& t) const;
   bool adaptiveExitLatch(llvm::Loop* L, LoopPlan& p, llvm::BasicBlock* latch);
   void shareExitTestsUnderPolls();
-  llvm::Value* leftSlot(int64_t initialLeft);
+  // A loop's distance to its next probe while it is not running (an alloca until promoted).
+  llvm::AllocaInst* leftSlot(int64_t initialLeft);
   bool canPoll(llvm::Loop* L) const;
   bool inPollNest(llvm::Loop* L) const;
   void pollFlag(llvm::Loop* L);
@@ -135,6 +142,7 @@ class LoopPlanner {
   llvm::SmallVector<llvm::Loop*, 16> postorder_;
   llvm::AllocaInst* budget_ = nullptr;
   llvm::AllocaInst* flagSlot_ = nullptr;
+  llvm::SmallVector<llvm::AllocaInst*, 4> leftSlots_;
   bool markingPollNest_ = false;  // apply(): the loop being rewritten is in a polled nest
   LoopStats stats_;
 };

@@ -17,9 +17,13 @@ if(TARGET quanta_runtime)
   add_library(quanta_pass_handlers OBJECT ${rt}/handlers.c)
   quanta_instrument(quanta_pass_handlers clock)
   add_library(quanta_pass_handlers_plain OBJECT ${rt}/handlers_plain.c)
+  add_library(quanta_pass_scanner_fixed OBJECT ${rt}/scanner_fixed.c)
+  quanta_instrument(quanta_pass_scanner_fixed clock "SHELL:-mllvm -quanta-adaptive=0"
+                    "SHELL:-mllvm -quanta-count-probes")
   add_executable(quanta_pass_runtime_test ${rt}/instrumented_test.cc
                  $<TARGET_OBJECTS:quanta_pass_handlers>
-                 $<TARGET_OBJECTS:quanta_pass_handlers_plain>)
+                 $<TARGET_OBJECTS:quanta_pass_handlers_plain>
+                 $<TARGET_OBJECTS:quanta_pass_scanner_fixed>)
   target_include_directories(quanta_pass_runtime_test PRIVATE ${rt} ${QUANTA_ROOT}/include)
   target_link_libraries(quanta_pass_runtime_test PRIVATE GTest::gtest_main quanta_runtime)
   add_test(NAME pass-runtime COMMAND quanta_pass_runtime_test)

@@ -1,13 +1,13 @@
 ; The adaptive loop probe's helper (AdaptiveProbe.cpp), one per module, private and out of
 ; line. It reads the clock and the deadline, yields through quanta_probe_slow() once the
-; site's yield time (the deadline minus what the site learned to aim early, word 6) has
+; site's yield time (the deadline minus what the site learned to aim early, word 5) has
 ; passed, and plans the next gap toward that time: what is left (capped by
 ; -quanta-probe-max-cycles), times the units the last gap ran, over the cycles it took, plus
 ; one; at most 4x the last gap and at most the site's maximum; the static gap while the rate
 ; is unknown (start word 0). The speed it plans with is the last gap's, or the one before
 ; when that was clearly (1.5x) slower. Before yielding it reads the clock again, waiting for
 ; older work (rdtscp on x86, a plain read elsewhere): the difference is the site's lead
-; (word 5, averaged with the last one). After the yield, how far the runtime's stop stamp
+; (word 4, averaged with the last one). After the yield, how far the runtime's stop stamp
 ; (quanta_task_last_stop_tsc()) is past the deadline the probe yielded at moves the aim by
 ; an eighth (clamped to [0, cap]; an error beyond the cap, or a stamp older than the probe,
 ; leaves it). A site whose
@@ -19,17 +19,17 @@
 ; RUN: %opt -passes=quanta-clock -quanta-bound=600 -quanta-probe-max-cycles=4096 -mtriple=aarch64-unknown-linux-gnu -S %s | FileCheck %s --check-prefix=OTHER
 
 ; CHECK-LABEL: define i64 @scan(
-; CHECK: %quanta.gap = alloca [7 x i64]
-; CHECK-DAG: [[L0:%.*]] = getelementptr inbounds i64, ptr %quanta.gap, i32 5
+; CHECK: %quanta.gap = alloca [6 x i64]
+; CHECK-DAG: [[L0:%.*]] = getelementptr inbounds i64, ptr %quanta.gap, i32 4
 ; CHECK-DAG: store i64 0, ptr [[L0]]
-; CHECK-DAG: [[A0:%.*]] = getelementptr inbounds i64, ptr %quanta.gap, i32 6
+; CHECK-DAG: [[A0:%.*]] = getelementptr inbounds i64, ptr %quanta.gap, i32 5
 ; CHECK-DAG: store i64 0, ptr [[A0]]
 
 ; CHECK-LABEL: define private i64 @__quanta_clock_gap_resumed(ptr %0, i64 %1, i64 %2, i64 %3, i64 %4, i64 %5)
 ; CHECK: [[RNOW:%.*]] = call i64 @llvm.readcyclecounter()
 ; CHECK: [[RDL:%.*]] = load i64, ptr %{{.*}}
 ; CHECK-NEXT: [[STOP:%.*]] = call i64 @quanta_task_last_stop_tsc()
-; CHECK-NEXT: [[AW0:%.*]] = getelementptr inbounds i64, ptr %0, i32 6
+; CHECK-NEXT: [[AW0:%.*]] = getelementptr inbounds i64, ptr %0, i32 5
 ; CHECK-NEXT: [[OLDA:%.*]] = load i64, ptr [[AW0]]
 ; CHECK-NEXT: [[ERR:%.*]] = sub i64 [[STOP]], %5
 ; CHECK-NEXT: [[SH:%.*]] = add i64 [[ERR]], 4096
@@ -42,19 +42,19 @@
 ; CHECK-NEXT: [[HI:%.*]] = call i64 @llvm.smin.i64(i64 [[LO]], i64 4096)
 ; CHECK-NEXT: [[NEWA:%.*]] = select i1 [[OK2]], i64 [[HI]], i64 [[OLDA]]
 ; CHECK-NEXT: store i64 [[NEWA]], ptr [[AW0]]
-; CHECK: [[RLW:%.*]] = getelementptr inbounds i64, ptr %0, i32 5
+; CHECK: [[RLW:%.*]] = getelementptr inbounds i64, ptr %0, i32 4
 ; CHECK-NEXT: [[RLEAD:%.*]] = load i64, ptr [[RLW]]
 ; CHECK-NEXT: [[RSER:%.*]] = icmp ugt i64 [[RLEAD]], 1024
 ; CHECK-NEXT: [[RSHIFT:%.*]] = select i1 [[RSER]], i64 0, i64 [[RLEAD]]
 ; CHECK-NEXT: [[RSTART:%.*]] = call i64 @llvm.usub.sat.i64(i64 [[RNOW]], i64 [[RSHIFT]])
-; CHECK: [[RAW:%.*]] = getelementptr inbounds i64, ptr %0, i32 6
+; CHECK: [[RAW:%.*]] = getelementptr inbounds i64, ptr %0, i32 5
 ; CHECK-NEXT: [[RAIM:%.*]] = load i64, ptr [[RAW]]
 ; CHECK-NEXT: [[RAT:%.*]] = call i64 @llvm.usub.sat.i64(i64 [[RDL]], i64 [[RAIM]])
 ; CHECK: store i64 [[RSTART]], ptr
 ; CHECK: sub i64 [[RAT]], [[RSTART]]
 
 ; CHECK-LABEL: define private i64 @__quanta_clock_gap(ptr %0, i64 %1, i64 %2, i64 %3)
-; CHECK: [[LW:%.*]] = getelementptr inbounds i64, ptr %0, i32 5
+; CHECK: [[LW:%.*]] = getelementptr inbounds i64, ptr %0, i32 4
 ; CHECK-NEXT: [[LEAD:%.*]] = load i64, ptr [[LW]]
 ; CHECK-NEXT: [[SER:%.*]] = icmp ugt i64 [[LEAD]], 1024
 ; CHECK-NEXT: br i1 [[SER]], label %[[RS:.*]], label %[[RP:.*]]
@@ -65,7 +65,7 @@
 ; CHECK-NEXT: [[NOWP:%.*]] = call i64 @llvm.readcyclecounter()
 ; CHECK: [[NOW:%.*]] = phi i64 [ [[NOWS]], %[[RS]] ], [ [[NOWP]], %[[RP]] ]
 ; CHECK: [[DL:%.*]] = load i64, ptr
-; CHECK: [[AW:%.*]] = getelementptr inbounds i64, ptr %0, i32 6
+; CHECK: [[AW:%.*]] = getelementptr inbounds i64, ptr %0, i32 5
 ; CHECK-NEXT: [[AIM:%.*]] = load i64, ptr [[AW]]
 ; CHECK-NEXT: [[AT:%.*]] = call i64 @llvm.usub.sat.i64(i64 [[DL]], i64 [[AIM]])
 ; CHECK-NEXT: [[LATE:%.*]] = icmp uge i64 [[NOW]], [[AT]]
@@ -83,7 +83,7 @@
 ; CHECK-NEXT: [[CAPL:%.*]] = call i64 @llvm.umin.i64(i64 [[AVGL]], i64 1024)
 ; CHECK-NEXT: [[KEEP:%.*]] = select i1 [[TWICE]], i64 [[AVGL]], i64 [[CAPL]]
 ; CHECK-NEXT: [[NEWL:%.*]] = select i1 [[SER]], i64 [[LEAD]], i64 [[KEEP]]
-; CHECK-NEXT: [[LW2:%.*]] = getelementptr inbounds i64, ptr %0, i32 5
+; CHECK-NEXT: [[LW2:%.*]] = getelementptr inbounds i64, ptr %0, i32 4
 ; CHECK-NEXT: store i64 [[NEWL]], ptr [[LW2]]
 ; CHECK-NEXT: call void @quanta_probe_slow()
 ; CHECK-NEXT: [[G:%.*]] = call i64 @__quanta_clock_gap_resumed(ptr %0, i64 [[NOW]], i64 %1, i64 %2, i64 %3, i64 [[DL]])

@@ -1,13 +1,13 @@
 ; A counted loop (latch exits on i.next == n) under adaptive clock probes shares its exit
 ; compare with the probe: the latch tests i.next == limit, limit being whichever of n and
 ; probe.at the IV reaches first, so the hot path is the plain loop's compare and branch.
-; Only when the limit is hit does quanta.hit tell the end (leave, saving how far the probe
-; is for the next entry) from a probe (ask the helper for the next gap, move probe.at and
+; Only when the limit is hit does quanta.hit tell the end (leave; in a nest it would save
+; how far the probe is for the next entry, clock-loop-carry.ll) from a probe (ask the helper for the next gap, move probe.at and
 ; recompute the limit). Body cost 6, B = 600: static stride 128 iterations (the first gap,
-; and the distance saved at function entry), at most 64 * 128.
+; and the first distance), at most 64 * 128.
 ; RUN: %opt -passes=quanta-clock -quanta-bound=600 -S %s | FileCheck %s
 ; Flag mode shares the compare the same way, with its fixed stride (stride 1000: 128 iterations)
-; and a flag probe in place of the helper; the distance is still kept across entries.
+; and a flag probe in place of the helper.
 ; RUN: %opt -passes=quanta-flag -S %s | FileCheck %s --check-prefix=FLAG
 ; Without the merge the probe keeps its own compare next to the exit's.
 ; RUN: %opt -passes=quanta-clock -quanta-bound=600 -quanta-merge-exit=0 -S %s | FileCheck %s --check-prefix=APART
@@ -15,7 +15,7 @@
 ; CHECK-LABEL: define i64 @sum(
 ; CHECK: store i64 128, ptr
 ; CHECK: loop.quanta.ph:
-; CHECK: %quanta.probe.first = add i64 0, %quanta.probe.left
+; CHECK: %quanta.probe.first = add i64 0, 128
 ; CHECK: [[FIRST:%.*]] = select i1 %{{.*}}, i64 %n, i64 %quanta.probe.first
 ; CHECK: loop:
 ; CHECK-NEXT: %quanta.limit = phi i64 [ [[FIRST]], %loop.quanta.ph ], [ %quanta.limit, %loop ], [ [[NEXTLIM:%.*]], %quanta.probe ]
@@ -25,7 +25,7 @@
 ; CHECK-NEXT: br i1 %quanta.at.limit, label %quanta.hit, label %loop
 ; CHECK: quanta.hit:
 ; CHECK-NEXT: %quanta.iv = call i64 asm "", "=r,0"(i64 %i.next)
-; CHECK: store i64
+; CHECK-NOT: store
 ; CHECK: %quanta.end = icmp eq i64 %quanta.iv, %n
 ; CHECK-NEXT: br i1 %quanta.end, label %done.loopexit, label %quanta.probe
 ; CHECK: quanta.probe:
@@ -37,11 +37,11 @@
 ; CHECK-NEXT: phi i64 [ %s.next, %quanta.hit ], [ %s.next.quanta.fast, %loop.quanta.fast ]
 
 ; FLAG-LABEL: define i64 @sum(
-; FLAG: store i64 128, ptr %quanta.left
+; FLAG: %quanta.probe.first = add i64 0, 128
 ; FLAG: %quanta.at.limit = icmp eq i64 %i.next, %quanta.limit
 ; FLAG-NEXT: br i1 %quanta.at.limit, label %quanta.hit, label %loop
 ; FLAG: quanta.hit:
-; FLAG: store i64 %{{.*}}, ptr %quanta.left
+; FLAG-NOT: store
 ; FLAG: br i1 %quanta.end, label %done.loopexit, label %quanta.probe
 ; FLAG: quanta.probe:
 ; FLAG-NEXT: %quanta.probe.next = add i64 %quanta.iv, 128

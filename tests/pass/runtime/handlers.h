@@ -31,6 +31,9 @@ void spin_handler(void* arg);
 void locked_handler(void* arg);
 void plain_spin_handler(void* arg);
 void plain_locked_handler(void* arg);
+/* scanner_fixed.c: fixed clock strides, probes counted in quanta_stat_probes_executed. */
+uint64_t count_words(const char* text, uint64_t n);
+extern uint64_t quanta_stat_probes_executed;
 
 #ifdef __cplusplus
 }

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <string>
 
 #include "handlers.h"
 #include "quanta/fn.h"
@@ -79,6 +80,23 @@ TEST(InstrumentedHandler, NotPreemptedWhileHoldingALock) {
   plain_locked_handler(&p);
   EXPECT_EQ(r.result, p.result);
   quanta_fn_destroy(f);
+}
+
+// Probes spaced by the bound B = 1000 IR instructions must add up across entries: the skip
+// loop below is entered once per word and left after 99 spaces, fewer than its stride
+// (the nearest power of two to 1000 / its body cost, at most 128 here), so a distance that
+// restarted at each entry would never reach a probe there, and the outer loop's own probes
+// (every ~1000 / its cost words) would leave ~B * (words per outer probe) between probes.
+// Every byte costs the skip loop at least 6 units: the bound asks for at least one probe
+// per 1000 / 6 bytes; counted against a loose 256 bytes per probe, the old per-entry count
+// (one probe per ~1500 bytes) fails.
+TEST(InstrumentedScanner, ShortInnerLoopEntriesAddUpToProbes) {
+  constexpr uint64_t kBytes = 1 << 20;
+  std::string text(kBytes, ' ');
+  for (uint64_t i = 0; i < kBytes; i += 100) text[i] = 'w';
+  quanta_stat_probes_executed = 0;
+  EXPECT_EQ(count_words(text.data(), kBytes), (kBytes + 99) / 100);
+  EXPECT_GE(quanta_stat_probes_executed, kBytes / 256);
 }
 
 }  // namespace
