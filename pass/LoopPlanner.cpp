@@ -332,7 +332,7 @@ void LoopPlanner::strideLatch(Loop* L, LoopPlan& p, LoopPlan::Kind kind) {
       mark(term);
       continue;
     }
-    if (kind == LoopPlan::IVStride && latches.size() == 1 && (AP_ || carriesLeft(L))) {
+    if (kind == LoopPlan::IVStride && latches.size() == 1 && (AP_ || accountsEntries(L))) {
       ivLatch(L, p, latch);
       continue;
     }
@@ -506,6 +506,7 @@ bool LoopPlanner::adaptiveExitLatch(Loop* L, LoopPlan& p, BasicBlock* latch) {
   // that poll already bounds what repeated short entries run, so each entry starts a whole
   // stride and nothing is loaded before the loop or stored after it.
   const bool freshStride = !AP_ && L->getParentLoop() && planFor(L->getParentLoop())->kind == LoopPlan::Poll;
+  const bool charge = chargesParent(L);
   ExitTest t;
   if (!matchExitTest(L, latch, p, /*general=*/freshStride, t)) return false;
   BranchInst* br = t.br;
@@ -517,15 +518,17 @@ bool LoopPlanner::adaptiveExitLatch(Loop* L, LoopPlan& p, BasicBlock* latch) {
   Type* ty = t.x->getType();
   const SmallVector<BasicBlock*, 4> otherExits = exitingBlocksBesides(L, latch);
   Value* site = AP_ ? AP_->newSite(F_, p.stride) : nullptr;
-  AllocaInst* slot = freshStride ? nullptr : leftSlot(int64_t(p.stride) * p.step);
+  AllocaInst* slot = freshStride || charge ? nullptr : leftSlot(int64_t(p.stride) * p.step);
+  const bool ahead = !freshStride;  // the next probe's IV value is tracked (probe.at, limit)
   Constant* step = ConstantInt::get(ty, t.step, /*isSigned=*/true);
   BasicBlock* pre = L->getLoopPreheader();
   IRBuilder<> PB(pre->getTerminator());
   Value* first = nullptr;
   Value* limit0 = nullptr;
-  if (slot) {
-    Value* left0 = PB.CreateLoad(PB.getInt64Ty(), slot, "quanta.probe.left");
-    first = PB.CreateAdd(p.ivStart, PB.CreateTrunc(left0, ty), "quanta.probe.first");
+  if (ahead) {
+    Value* left0 = slot ? PB.CreateTrunc(PB.CreateLoad(PB.getInt64Ty(), slot, "quanta.probe.left"), ty)
+                        : ConstantInt::get(ty, int64_t(p.stride) * p.step, /*isSigned=*/true);
+    first = PB.CreateAdd(p.ivStart, left0, "quanta.probe.first");
     limit0 = reachedFirst(PB, p.ivStart, end, first, p.step);
   } else {
     // The tested value's first value, where the first stride starts.
@@ -579,7 +582,7 @@ bool LoopPlanner::adaptiveExitLatch(Loop* L, LoopPlan& p, BasicBlock* latch) {
   IRBuilder<> TB(probe);
   Value* next = nullptr;
   Value* limitNext = nullptr;
-  if (slot) {
+  if (ahead) {
     Value* gap = TB.getInt64(p.stride);
     if (AP_) gap = AP_->probe(TB, site, p.stride, maxGap(p.stride), TB.getInt64(0));
     next = TB.CreateAdd(iv, TB.CreateMul(TB.CreateZExtOrTrunc(gap, ty), step), "quanta.probe.next");
@@ -601,7 +604,13 @@ bool LoopPlanner::adaptiveExitLatch(Loop* L, LoopPlan& p, BasicBlock* latch) {
   limit->addIncoming(limit0, pre);
   limit->addIncoming(limit, latch);
   limit->addIncoming(limitNext, probe);
-  if (slot) saveLeftOnExits(L, otherExits, slot, at, p.iv);
+  if (slot) {
+    saveLeftOnExits(L, otherExits, slot, at, p.iv);
+  } else if (charge) {
+    SmallVector<BasicBlock*, 4> exiting(otherExits.begin(), otherExits.end());
+    exiting.push_back(check);  // with the IV's next value, behind the empty asm
+    chargeParentOnExits(L, exiting, p, [&](BasicBlock* from) { return from == check ? iv : p.iv; });
+  }
   DT_.recalculate(F_);
   if (AP_) ++stats_.adaptiveProbes;
   return true;
@@ -618,30 +627,31 @@ AllocaInst* LoopPlanner::leftSlot(int64_t initialLeft) {
   return slot;
 }
 
-// A loop inside another must carry its distance to the next probe from one entry to the
-// next: the parent charges nothing for the child's iterations (the child probes itself),
-// so a child entered again and again for fewer iterations than its stride would otherwise
-// never probe, and the parent's probes would be B/(parent's own cost) parent iterations
-// apart, each with up to a child's stride inside. Directly under a polled loop the poll on
-// each parent iteration bounds that already.
-bool LoopPlanner::carriesLeft(Loop* L) const {
+// A loop inside another must account for its entries: the parent charges nothing for the
+// child's iterations (the child probes itself), so a child entered again and again for
+// fewer iterations than its stride would otherwise never probe, and the parent's probes
+// would be B/(parent's own cost) parent iterations apart, each with up to a child's stride
+// inside. Directly under a loop that probes (or polls) on every iteration, that bounds it
+// already. How it accounts: chargesParent, else a distance carried across entries.
+bool LoopPlanner::accountsEntries(Loop* L) const {
   Loop* parent = L->getParentLoop();
-  return parent && planFor(parent)->kind != LoopPlan::Poll;
+  return parent && planFor(parent)->kind != LoopPlan::Poll && planFor(parent)->kind != LoopPlan::Every;
 }
 
-SmallVector<BasicBlock*, 4> LoopPlanner::exitingBlocksBesides(Loop* L, BasicBlock* latch) const {
-  SmallVector<BasicBlock*, 4> exiting;
-  L->getExitingBlocks(exiting);
-  llvm::erase(exiting, latch);
-  return exiting;
+// Fixed strides under a parent that keeps the function's budget: each entry starts a whole
+// stride of its own, and every exit charges the parent's budget for the iterations the
+// entry ran, so the parent's probes space the short entries. Adaptive sites carry their
+// distance instead: their gaps are planned by time, which runs on across entries (a
+// fresh stride per entry made each long entry of matmul's inner loops probe early, ~20
+// probes per quantum; starting at the site's gap instead ended quanta late, its count
+// restarting where the time did not).
+bool LoopPlanner::chargesParent(Loop* L) const {
+  Loop* parent = L->getParentLoop();
+  return !AP_ && parent && planFor(parent)->kind == LoopPlan::Counter;
 }
 
-// Every exit but the latch's (which saves its own, having the IV's next value at hand):
-// an exit taken during an iteration saves how far the next probe is from that iteration's
-// IV, so the next entry goes on counting from there. (The exit block may be shared with a
-// versioned loop's fast clone: the store goes on the edge.)
-void LoopPlanner::saveLeftOnExits(Loop* L, ArrayRef<BasicBlock*> exiting, AllocaInst* slot, PHINode* at,
-                                  PHINode* iv) {
+template <typename EmitAt>
+void LoopPlanner::onExitEdges(Loop* L, ArrayRef<BasicBlock*> exiting, EmitAt emit) {
   if (exiting.empty()) return;
   DT_.recalculate(F_);  // the probe's blocks were split in without it
   for (BasicBlock* from : exiting) {
@@ -660,9 +670,40 @@ void LoopPlanner::saveLeftOnExits(Loop* L, ArrayRef<BasicBlock*> exiting, Alloca
       }
       if (!edge) continue;
       IRBuilder<> EB(&*edge->getFirstInsertionPt());
-      EB.CreateStore(EB.CreateSExt(EB.CreateSub(at, iv), EB.getInt64Ty()), slot);
+      emit(EB, from);
     }
   }
+}
+
+// The iterations an entry ran, (iv - start) / step, times the loop's iteration cost.
+template <typename IVAt>
+void LoopPlanner::chargeParentOnExits(Loop* L, ArrayRef<BasicBlock*> exiting, const LoopPlan& p, IVAt ivAt) {
+  AllocaInst* bud = budget();
+  onExitEdges(L, exiting, [&](IRBuilder<>& B, BasicBlock* from) {
+    Value* iv = ivAt(from);
+    Value* d = B.CreateSub(iv, p.ivStart);
+    if (p.step != 1) d = B.CreateExactSDiv(d, ConstantInt::get(iv->getType(), p.step, /*isSigned=*/true));
+    Value* units = B.CreateMul(B.CreateSExtOrTrunc(d, B.getInt64Ty()), B.getInt64(p.iterCost), "quanta.entry.cost");
+    B.CreateStore(B.CreateSub(B.CreateLoad(B.getInt64Ty(), bud), units), bud);
+  });
+}
+
+SmallVector<BasicBlock*, 4> LoopPlanner::exitingBlocksBesides(Loop* L, BasicBlock* latch) const {
+  SmallVector<BasicBlock*, 4> exiting;
+  L->getExitingBlocks(exiting);
+  llvm::erase(exiting, latch);
+  return exiting;
+}
+
+// Every exit but the latch's (which saves its own, having the IV's next value at hand):
+// an exit taken during an iteration saves how far the next probe is from that iteration's
+// IV, so the next entry goes on counting from there. (The exit block may be shared with a
+// versioned loop's fast clone: the store goes on the edge.)
+void LoopPlanner::saveLeftOnExits(Loop* L, ArrayRef<BasicBlock*> exiting, AllocaInst* slot, PHINode* at,
+                                  PHINode* iv) {
+  onExitEdges(L, exiting, [&](IRBuilder<>& B, BasicBlock*) {
+    B.CreateStore(B.CreateSExt(B.CreateSub(at, iv), B.getInt64Ty()), slot);
+  });
 }
 
 // The IV is compared with probe.at, a header PHI that each probe moves `gap` steps ahead
@@ -673,10 +714,12 @@ void LoopPlanner::ivLatch(Loop* L, LoopPlan& p, BasicBlock* latch) {
   BasicBlock* pre = L->getLoopPreheader();
   Type* ty = p.ivNext->getType();
   Value* site = AP_ ? AP_->newSite(F_, p.stride) : nullptr;
-  AllocaInst* slot = leftSlot(int64_t(p.stride) * p.step);
+  const bool charge = chargesParent(L);
+  AllocaInst* slot = charge ? nullptr : leftSlot(int64_t(p.stride) * p.step);
   IRBuilder<> PB(pre->getTerminator());
   Constant* step = ConstantInt::get(ty, p.step, /*isSigned=*/true);
-  Value* left = PB.CreateTrunc(PB.CreateLoad(PB.getInt64Ty(), slot, "quanta.probe.left"), ty);
+  Value* left = slot ? PB.CreateTrunc(PB.CreateLoad(PB.getInt64Ty(), slot, "quanta.probe.left"), ty)
+                     : ConstantInt::get(ty, int64_t(p.stride) * p.step, /*isSigned=*/true);
   Value* first = PB.CreateAdd(p.ivStart, left, "quanta.probe.first");
 
   BasicBlock* header = L->getHeader();
@@ -696,6 +739,14 @@ void LoopPlanner::ivLatch(Loop* L, LoopPlan& p, BasicBlock* latch) {
   merged->addIncoming(next, then->getParent());
   at->addIncoming(first, pre);
   at->addIncoming(merged, tail);
+  if (charge) {
+    SmallVector<BasicBlock*, 4> exiting(otherExits.begin(), otherExits.end());
+    exiting.push_back(tail);  // the latch's exits, with the IV's next value
+    chargeParentOnExits(L, exiting, p, [&](BasicBlock* from) { return from == tail ? p.ivNext : p.iv; });
+    DT_.recalculate(F_);
+    if (site) ++stats_.adaptiveProbes;
+    return;
+  }
   // Exits taken from the latch save the distance left from the IV's next value.
   SmallVector<BasicBlock*, 4> exits;
   for (BasicBlock* succ : successors(tail))

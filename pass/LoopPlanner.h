@@ -109,7 +109,13 @@ class LoopPlanner {
   void strideLatch(llvm::Loop* L, LoopPlan& p, LoopPlan::Kind kind);
   llvm::AllocaInst* budget();
   void ivLatch(llvm::Loop* L, LoopPlan& p, llvm::BasicBlock* latch);
-  bool carriesLeft(llvm::Loop* L) const;
+  bool accountsEntries(llvm::Loop* L) const;
+  bool chargesParent(llvm::Loop* L) const;
+  // Runs `emit(builder, from)` on every edge from a block of `exiting` out of L.
+  template <typename EmitAt>
+  void onExitEdges(llvm::Loop* L, llvm::ArrayRef<llvm::BasicBlock*> exiting, EmitAt emit);
+  template <typename IVAt>
+  void chargeParentOnExits(llvm::Loop* L, llvm::ArrayRef<llvm::BasicBlock*> exiting, const LoopPlan& p, IVAt ivAt);
   llvm::SmallVector<llvm::BasicBlock*, 4> exitingBlocksBesides(llvm::Loop* L, llvm::BasicBlock* latch) const;
   void saveLeftOnExits(llvm::Loop* L, llvm::ArrayRef<llvm::BasicBlock*> exiting, llvm::AllocaInst* slot,
                        llvm::PHINode* at, llvm::PHINode* iv);

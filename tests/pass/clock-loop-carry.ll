@@ -1,19 +1,23 @@
-; A loop inside another keeps its distance to the next probe from one entry to the next,
-; whichever way it leaves. The parent charges nothing for its child's iterations (the child
-; probes itself), so a child entered again and again for fewer iterations than its stride
-; must go on counting where the last entry stopped, or it would never probe: here a
-; scanner's skip loop, left through its data exit (a non-space byte) on almost every entry.
-; Body cost 9 per skip iteration, B = 600: stride 64. The distance is a register carried
-; through the parent (a PHI in its header), set to the stride at function entry; the data
-; exit saves probe.at minus the IV of the iteration it leaves, the counted exit what the
-; quanta.hit block computes.
+; The iterations of a loop inside another add up to probes however the loop is left. The
+; parent charges nothing for a child's iterations (the child probes itself), so a child
+; entered again and again for fewer iterations than its stride (here a scanner's skip loop,
+; left through its data exit, a non-space byte, on almost every entry) would otherwise
+; never probe. Body cost 7 per skip iteration, B = 600: stride 64.
+;
+; Adaptive clock sites carry their distance to the next probe from one entry to the next
+; (their gaps are planned by time, which runs on across entries): a register through the
+; parent, set to the stride at function entry, that every exit sets to probe.at - iv again
+; (the data exit from the IV of the iteration it leaves).
 ; RUN: %opt -passes=quanta-clock -quanta-bound=600 -S %s | FileCheck %s
-; Fixed strides (-quanta-adaptive=0) carry it the same way, in place of the per-entry
-; `(iv - start) & mask` count, which would restart at every entry.
+; Fixed strides (-quanta-adaptive=0), under a parent that keeps the function's budget
+; (@words: a Counter loop), start each entry afresh and charge the budget what the entry ran
+; at every exit, (iv - start) * 7, in place of the per-entry `(iv - start) & mask` count
+; alone. Under a parent without a budget (@fourwords: it runs four times, a Static loop)
+; they carry the distance as adaptive sites do.
 ; RUN: %opt -passes=quanta-clock -quanta-bound=600 -quanta-adaptive=0 -S %s | FileCheck %s --check-prefix=FIXED
-; Flag mode polls a branchy loop without calls on every iteration (flag-poll.ll), so the
-; carry shows in @calls, whose loops call an instrumented function (the callee may switch
-; threads, so both keep a stride): the child's data exit saves the distance the same way.
+; Flag mode polls a branchy loop without calls on every iteration (flag-poll.ll), so @calls,
+; whose loops call an instrumented function (the callee may switch threads, so both keep a
+; stride), shows the charge there: 1000 / 7 -> 128 iterations.
 ; RUN: %opt -passes=quanta-flag -S %s | FileCheck %s --check-prefix=FLAG
 
 ; CHECK-LABEL: define i64 @words(
@@ -21,33 +25,46 @@
 ; CHECK: outer:
 ; CHECK: %quanta.left.0 = phi i64 [ 64, %entry ], [ [[CARRIED:%.*]], %{{.*}} ]
 ; CHECK: %quanta.probe.first = add i64 %i, %quanta.left.0
-; CHECK: skip:
-; CHECK: %quanta.probe.at = phi i64 [ %quanta.probe.first, %outer ]
 ; CHECK: br i1 %space, label %skip.latch, label %word
 ; CHECK: %quanta.at.limit = icmp eq i64 %j.next, %quanta.limit
 ;   the data exit
 ; CHECK: word:
 ; CHECK: [[CARRIED]] = sub i64 %quanta.probe.at, %j
-;   the counted exit, through quanta.hit (it leaves the function: nothing to carry)
-; CHECK: quanta.hit:
+; CHECK-NOT: quanta.entry.cost
 ; CHECK: quanta.probe:
 ; CHECK-NEXT: %quanta.gap.next = call i64 @__quanta_clock_gap(ptr %quanta.gap, i64 64, i64 4096, i64 0)
 
+; CHECK-LABEL: define i64 @fourwords(
+; CHECK: outer:
+; CHECK-NEXT: %quanta.left.0 = phi i64 [ 64, %entry ], [ [[CARRIED:%.*]], %word ]
+; CHECK: %quanta.probe.first = add i64 %i, %quanta.left.0
+; CHECK: word:
+; CHECK: [[CARRIED]] = sub i64 %quanta.probe.at, %j
+
 ; FIXED-LABEL: define i64 @words(
-; FIXED: %quanta.left.0 = phi i64 [ 64, %entry ], [ [[CARRIED:%.*]], %{{.*}} ]
-; FIXED: %quanta.probe.first = add i64 %i, %quanta.left.0
 ; FIXED-NOT: quanta.iters
+; FIXED: %quanta.budget.0 = phi i64 [ 600, %entry ], [ %quanta.budget.1, %{{.*}} ]
+; FIXED: %quanta.probe.first = add i64 %i, 64
 ; FIXED: word:
-; FIXED: [[CARRIED]] = sub i64 %quanta.probe.at, %j
+; FIXED: [[RAN:%.*]] = sub i64 %j, %i
+; FIXED-NEXT: %quanta.entry.cost = mul i64 [[RAN]], 7
+; FIXED-NEXT: sub i64 %quanta.budget.0, %quanta.entry.cost
+; FIXED: quanta.hit:
+; FIXED: %quanta.iv = call i64 asm
 ; FIXED: quanta.probe:
 ; FIXED-NEXT: %quanta.probe.next = add i64 %quanta.iv, 64
 ; FIXED: call i64 @llvm.readcyclecounter()
+; FIXED: sub i64 %quanta.iv, %i
+; FIXED-NEXT: mul i64 %{{.*}}, 7
+; FIXED-LABEL: define i64 @fourwords(
+; FIXED-NOT: quanta.iters
+; FIXED: %quanta.left.0 = phi i64 [ 64, %entry ], [ [[CARRIED:%.*]], %word ]
+; FIXED: [[CARRIED]] = sub i64 %quanta.probe.at, %j
 
 ; FLAG-LABEL: define i64 @calls(
-; FLAG: %quanta.left.0 = phi i64 [ [[STRIDE:[0-9]+]], %{{.*}} ], [ [[CARRIED:%.*]], %{{.*}} ]
-; FLAG: %quanta.probe.first = add i64 %i, %quanta.left.0
+; FLAG: %quanta.probe.first = add i64 %i, [[STRIDE:[0-9]+]]
 ; FLAG: word:
-; FLAG: [[CARRIED]] = sub i64 %quanta.probe.at, %j
+; FLAG: %quanta.entry.cost = mul i64 %{{.*}}, {{[0-9]+}}
 ; FLAG: quanta.probe:
 ; FLAG-NEXT: %quanta.probe.next = add i64 %quanta.iv, [[STRIDE]]
 ; FLAG: load volatile i32
@@ -118,5 +135,32 @@ outer.latch:
   br i1 %end, label %outer, label %done
 done:
   %r = phi i64 [ %w, %skip.latch ], [ %w.next, %outer.latch ]
+  ret i64 %r
+}
+
+define i64 @fourwords(ptr %a, i64 %n) {
+entry:
+  br label %outer
+outer:
+  %k = phi i32 [ 0, %entry ], [ %k.next, %word ]
+  %i = phi i64 [ 0, %entry ], [ %i.after, %word ]
+  br label %skip
+skip:
+  %j = phi i64 [ %i, %outer ], [ %j.next, %skip.latch ]
+  %p = getelementptr inbounds i8, ptr %a, i64 %j
+  %c = load i8, ptr %p
+  %space = icmp eq i8 %c, 32
+  br i1 %space, label %skip.latch, label %word
+skip.latch:
+  %j.next = add nuw nsw i64 %j, 1
+  %more = icmp ne i64 %j.next, %n
+  br i1 %more, label %skip, label %done
+word:
+  %i.after = add nuw nsw i64 %j, 1
+  %k.next = add nuw nsw i32 %k, 1
+  %again = icmp ult i32 %k.next, 4
+  br i1 %again, label %outer, label %done
+done:
+  %r = phi i64 [ %j.next, %skip.latch ], [ %i.after, %word ]
   ret i64 %r
 }

@@ -84,12 +84,12 @@ TEST(InstrumentedHandler, NotPreemptedWhileHoldingALock) {
 
 // Probes spaced by the bound B = 1000 IR instructions must add up across entries: the skip
 // loop below is entered once per word and left after 99 spaces, fewer than its stride
-// (the nearest power of two to 1000 / its body cost, at most 128 here), so a distance that
-// restarted at each entry would never reach a probe there, and the outer loop's own probes
-// (every ~1000 / its cost words) would leave ~B * (words per outer probe) between probes.
-// Every byte costs the skip loop at least 6 units: the bound asks for at least one probe
-// per 1000 / 6 bytes; counted against a loose 256 bytes per probe, the old per-entry count
-// (one probe per ~1500 bytes) fails.
+// (the nearest power of two to 1000 / its body cost, at most 128 here). Counted per entry
+// alone, it would never reach a probe there, and the outer loop's own probes (every
+// ~1000 / its own cost words) would leave ~B * (words per outer probe) between probes; so
+// each exit charges the outer loop's budget for what the entry ran. Every byte costs the
+// skip loop at least 5 units: the bound asks for a probe per ~200 bytes; counted against a
+// loose 256 bytes per probe, the per-entry count alone (one probe per ~12 KB) fails.
 TEST(InstrumentedScanner, ShortInnerLoopEntriesAddUpToProbes) {
   constexpr uint64_t kBytes = 1 << 20;
   std::string text(kBytes, ' ');
