@@ -695,10 +695,10 @@ SmallVector<BasicBlock*, 4> LoopPlanner::exitingBlocksBesides(Loop* L, BasicBloc
   return exiting;
 }
 
-// Every exit but the latch's (which saves its own, having the IV's next value at hand):
-// an exit taken during an iteration saves how far the next probe is from that iteration's
-// IV, so the next entry goes on counting from there. (The exit block may be shared with a
-// versioned loop's fast clone: the store goes on the edge.)
+// Exits taken during an iteration (not from quanta.hit, which saves its own): each saves
+// how far the next probe is from that iteration's IV, so the next entry goes on counting
+// from there. (An exit block may be shared with a versioned loop's fast clone: the store
+// goes on the edge.)
 void LoopPlanner::saveLeftOnExits(Loop* L, ArrayRef<BasicBlock*> exiting, AllocaInst* slot, PHINode* at,
                                   PHINode* iv) {
   onExitEdges(L, exiting, [&](IRBuilder<>& B, BasicBlock*) {
@@ -739,24 +739,17 @@ void LoopPlanner::ivLatch(Loop* L, LoopPlan& p, BasicBlock* latch) {
   merged->addIncoming(next, then->getParent());
   at->addIncoming(first, pre);
   at->addIncoming(merged, tail);
+  // The latch's exits account from the IV's next value, any other from the iteration's IV.
+  SmallVector<BasicBlock*, 4> exiting(otherExits.begin(), otherExits.end());
+  exiting.push_back(tail);
   if (charge) {
-    SmallVector<BasicBlock*, 4> exiting(otherExits.begin(), otherExits.end());
-    exiting.push_back(tail);  // the latch's exits, with the IV's next value
     chargeParentOnExits(L, exiting, p, [&](BasicBlock* from) { return from == tail ? p.ivNext : p.iv; });
-    DT_.recalculate(F_);
-    if (site) ++stats_.adaptiveProbes;
-    return;
+  } else {
+    onExitEdges(L, exiting, [&](IRBuilder<>& EB, BasicBlock* from) {
+      Value* left = from == tail ? EB.CreateSub(merged, p.ivNext) : EB.CreateSub(at, p.iv);
+      EB.CreateStore(EB.CreateSExt(left, EB.getInt64Ty()), slot);
+    });
   }
-  // Exits taken from the latch save the distance left from the IV's next value.
-  SmallVector<BasicBlock*, 4> exits;
-  for (BasicBlock* succ : successors(tail))
-    if (!L->contains(succ)) exits.push_back(succ);
-  for (BasicBlock* exit : exits) {
-    BasicBlock* edge = SplitEdge(tail, exit, &DT_, &LI_);
-    IRBuilder<> EB(edge->getTerminator());
-    EB.CreateStore(EB.CreateSExt(EB.CreateSub(merged, p.ivNext), EB.getInt64Ty()), slot);
-  }
-  saveLeftOnExits(L, otherExits, slot, at, p.iv);
   DT_.recalculate(F_);
   if (site) ++stats_.adaptiveProbes;
 }

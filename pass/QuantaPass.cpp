@@ -142,7 +142,8 @@ PreservedAnalyses QuantaPass::run(Module& M, ModuleAnalysisManager& MAM) {
     markSignalSafe(F);
     // The loop budget, the loops' distances to their next probes and the polled loops' flag
     // pointer live in allocas until now; promote them to SSA registers, or every iteration
-    // (and every entry) would pay a store-to-load chain through the stack. Found by pointer, not by name: clang discards value names outside debug builds.
+    // (and every entry) would pay a store-to-load chain through the stack. Found by pointer,
+    // not by name: clang discards value names outside debug builds.
     SmallVector<AllocaInst*, 4> slots(loops.leftSlots().begin(), loops.leftSlots().end());
     if (AllocaInst* budget = loops.budgetSlot()) slots.push_back(budget);
     if (AllocaInst* flagp = loops.flagPointerSlot()) slots.push_back(flagp);

@@ -69,6 +69,15 @@ void yield_forever(Task&) {
   for (;;) quanta_yield();
 }
 
+Spread spread_of(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  Spread s;
+  s.p50_ns = values[values.size() / 2];
+  s.p99_ns = values[values.size() * 99 / 100];
+  for (double v : values) s.mean_ns += v / static_cast<double>(values.size());
+  return s;
+}
+
 }  // namespace
 
 double tsc_read_ns() {
@@ -141,12 +150,7 @@ Spread flag_notification(int samples) {
       __atomic_store_n(&flag.word, static_cast<uint32_t>(i + 1), __ATOMIC_RELEASE);
     }
   }
-  std::sort(latencies.begin(), latencies.end());
-  Spread s;
-  s.p50_ns = latencies[latencies.size() / 2];
-  s.p99_ns = latencies[latencies.size() * 99 / 100];
-  for (double v : latencies) s.mean_ns += v / static_cast<double>(latencies.size());
-  return s;
+  return spread_of(std::move(latencies));
 }
 
 namespace {
@@ -158,15 +162,6 @@ namespace {
 QUANTA_SIGNAL_SAFE void spin_until_switched(Task& task) {
   static_cast<std::atomic<int>*>(task.user)->fetch_add(1, std::memory_order_release);
   for (;;) asm volatile("" ::: "memory");
-}
-
-Spread spread_of(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  Spread s;
-  s.p50_ns = values[values.size() / 2];
-  s.p99_ns = values[values.size() * 99 / 100];
-  for (double v : values) s.mean_ns += v / static_cast<double>(values.size());
-  return s;
 }
 
 int gettid_of_this_thread() { return static_cast<int>(syscall(SYS_gettid)); }
