@@ -1,5 +1,6 @@
 #include "AdaptiveProbe.h"
 
+#include "llvm/IR/InlineAsm.h"
 #include "llvm/IR/Intrinsics.h"
 #include "llvm/IR/IntrinsicsX86.h"
 #include "llvm/TargetParser/Triple.h"
@@ -32,6 +33,9 @@ static constexpr uint64_t kSerialLead = 1024;
 // Keeps target * gap in 64 bits: target is at most the cycle cap (checked at load time to
 // be < 2^32), gap is clamped to 2^31.
 static constexpr uint64_t kMaxMeasuredGap = uint64_t(1) << 31;
+
+static cl::opt<bool> OptSiteInAsm("quanta-site-in-asm", cl::init(true), cl::Hidden,
+                                  cl::desc("x86: compute a probe site's address at its call, out of reach of LICM"));
 
 static cl::opt<bool> OptSlowerOfTwo("quanta-rate-slower-of-two", cl::init(true), cl::Hidden,
                                     cl::desc("adaptive probes: plan with the slower of the last two gaps' speeds"));
@@ -246,6 +250,18 @@ Function* AdaptiveProbe::helper() {
 
 Value* AdaptiveProbe::probe(IRBuilder<>& B, Value* site, uint64_t staticGap, uint64_t maxGap,
                             Value* overshoot) {
+  if (OptSiteInAsm && Triple(M_.getTargetTriple()).isX86()) {
+    // The site's address is a constant offset from the stack pointer, but machine LICM
+    // hoists any such address out of the loop, and the register allocator keeps it in a
+    // register there: with a few sites per nest, the loop's own values spill instead
+    // (word_count: two spills and two reloads per word). Computed by an asm with side
+    // effects right at the call, it is never hoisted and takes no register in the loop.
+    auto* fty = FunctionType::get(B.getPtrTy(), {B.getPtrTy()}, false);
+    CallInst* at = B.CreateCall(InlineAsm::get(fty, "leaq $1, $0", "=r,*m", /*hasSideEffects=*/true), {site},
+                                "quanta.site");
+    at->addParamAttr(0, Attribute::get(B.getContext(), Attribute::ElementType, ArrayType::get(B.getInt64Ty(), kWords)));
+    site = at;
+  }
   CallInst* call = B.CreateCall(helper(), {site, B.getInt64(staticGap), B.getInt64(std::max(maxGap, staticGap)),
                                            overshoot},
                                 "quanta.gap.next");

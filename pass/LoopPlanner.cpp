@@ -402,16 +402,33 @@ static Value* reachedFirst(IRBuilder<>& B, Value* from, Value* a, Value* b, int6
   return B.CreateSelect(B.CreateICmpULE(da, db), a, b);
 }
 
+// The limit the loop's test meets first: `probeAt` (ahead of `from`) or `t.end`. Equality
+// exits meet `end` exactly, so the nearer of the two in the step's direction wins.
+// Relational exits take the min (or max) of the two, which is `end` itself when `from`
+// is already out of range.
+static Value* nearerLimit(IRBuilder<>& B, Value* from, const ExitTest& t, Value* probeAt) {
+  if (t.stay == ICmpInst::ICMP_NE) return reachedFirst(B, from, t.end, probeAt, t.step);
+  const bool isSigned = ICmpInst::isSigned(t.stay), up = t.step > 0;
+  Intrinsic::ID pick = up ? (isSigned ? Intrinsic::smin : Intrinsic::umin) : (isSigned ? Intrinsic::smax : Intrinsic::umax);
+  return B.CreateBinaryIntrinsic(pick, t.end, probeAt, nullptr, "quanta.limit.next");
+}
+
+// `from + dist`, `dist` in the step's direction, saturated at the end of the test's range.
+static Value* stepsAhead(IRBuilder<>& B, Value* from, const ExitTest& t, Value* dist, const Twine& name) {
+  const bool isSigned = ICmpInst::isSigned(t.stay);
+  if (t.step > 0)
+    return B.CreateBinaryIntrinsic(isSigned ? Intrinsic::sadd_sat : Intrinsic::uadd_sat, from, dist, nullptr, name);
+  return B.CreateBinaryIntrinsic(isSigned ? Intrinsic::ssub_sat : Intrinsic::usub_sat, from, B.CreateNeg(dist),
+                                 nullptr, name);
+}
+
 // How far ahead of `from` the next probe goes: `from + dist` when the loop would still be
-// running there, else `end`. `t.stay` is how the loop's test reads while it goes round.
-// Equality exits meet `end` exactly, so the nearer of the two in the step's direction
-// wins. Relational exits take the min (or max) of `end` and `from + dist`, which is `end`
-// itself when `from` is already out of range; the add saturates unless `t.noWrap` says
-// it cannot wrap.
+// running there, else `end` (nearerLimit). The add saturates unless `t.noWrap` says it
+// cannot wrap.
 static Value* limitAhead(IRBuilder<>& B, Value* from, const ExitTest& t, int64_t dist) {
   Type* ty = from->getType();
   Constant* d = ConstantInt::get(ty, dist, /*isSigned=*/true);
-  if (t.stay == ICmpInst::ICMP_NE) return reachedFirst(B, from, t.end, B.CreateAdd(from, d, "quanta.probe.next"), t.step);
+  if (t.stay == ICmpInst::ICMP_NE) return nearerLimit(B, from, t, B.CreateAdd(from, d, "quanta.probe.next"));
   Constant* magnitude = ConstantInt::get(ty, dist < 0 ? -dist : dist);
   const bool isSigned = ICmpInst::isSigned(t.stay), up = t.step > 0;
   Value* probeAt;
@@ -422,8 +439,7 @@ static Value* limitAhead(IRBuilder<>& B, Value* from, const ExitTest& t, int64_t
     probeAt = B.CreateBinaryIntrinsic(up ? (isSigned ? Intrinsic::sadd_sat : Intrinsic::uadd_sat)
                                          : (isSigned ? Intrinsic::ssub_sat : Intrinsic::usub_sat),
                                       from, magnitude, nullptr, "quanta.probe.next");
-  Intrinsic::ID pick = up ? (isSigned ? Intrinsic::smin : Intrinsic::umin) : (isSigned ? Intrinsic::smax : Intrinsic::umax);
-  return B.CreateBinaryIntrinsic(pick, t.end, probeAt, nullptr, "quanta.limit.next");
+  return nearerLimit(B, from, t, probeAt);
 }
 
 // Matches a latch whose conditional branch goes round while `x stay end`, with `end`
@@ -431,7 +447,8 @@ static Value* limitAhead(IRBuilder<>& B, Value* from, const ExitTest& t, int64_t
 // `!=`, the form the distance kept across entries relies on. General: x is any affine
 // value of L with a constant step, and the test `!=` or, in the step's direction, `<` / `>`.
 bool LoopPlanner::matchExitTest(Loop* L, BasicBlock* latch, const LoopPlan& p, bool general,
-                                ExitTest& t) const {
+                                ExitTest& t, uint64_t aheadSteps) const {
+  if (!aheadSteps) aheadSteps = p.stride;
   auto* br = dyn_cast<BranchInst>(latch->getTerminator());
   if (!br || !br->isConditional()) return false;
   auto* cmp = dyn_cast<ICmpInst>(br->getCondition());
@@ -462,7 +479,7 @@ bool LoopPlanner::matchExitTest(Loop* L, BasicBlock* latch, const LoopPlan& p, b
   if (!step || step->getValue()->isZero() || step->getAPInt().getSignificantBits() > 32) return false;
   t.step = step->getValue()->getSExtValue();
   unsigned width = t.x->getType()->getIntegerBitWidth();
-  if (Log2_64(p.stride) + Log2_64(uint64_t(t.step < 0 ? -t.step : t.step)) + 2 >= width) return false;
+  if (Log2_64(aheadSteps) + Log2_64(uint64_t(t.step < 0 ? -t.step : t.step)) + 2 >= width) return false;
   bool up = t.step > 0;
   bool ok = t.stay == ICmpInst::ICMP_NE ||
             (up ? (t.stay == ICmpInst::ICMP_ULT || t.stay == ICmpInst::ICMP_SLT)
@@ -471,10 +488,10 @@ bool LoopPlanner::matchExitTest(Loop* L, BasicBlock* latch, const LoopPlan& p, b
   t.start = AR->getStart();
   // `from + dist` cannot wrap when from is the start or any value short of end.
   if (t.stay != ICmpInst::ICMP_NE) {
-    APInt dist(width, uint64_t(p.stride) * uint64_t(t.step < 0 ? -t.step : t.step));
+    APInt dist(width, aheadSteps * uint64_t(t.step < 0 ? -t.step : t.step));
     const SCEV* endS = SE_.getSCEV(t.end);
     bool overflow = false;
-    for (const SCEV* v : {t.start, endS}) {
+    for (const SCEV* v : {endS, t.start}) {
       bool o = false;
       if (ICmpInst::isSigned(t.stay)) {
         if (up) (void)SE_.getSignedRangeMax(v).sadd_ov(dist, o);
@@ -484,6 +501,7 @@ bool LoopPlanner::matchExitTest(Loop* L, BasicBlock* latch, const LoopPlan& p, b
         else (void)SE_.getUnsignedRangeMin(v).usub_ov(dist, o);
       }
       overflow |= o;
+      if (v == endS) t.noWrapFromEnd = !o;
     }
     t.noWrap = !overflow;
   }
@@ -499,7 +517,16 @@ bool LoopPlanner::matchExitTest(Loop* L, BasicBlock* latch, const LoopPlan& p, b
 //
 // Directly under a parent that polls on every iteration (flag mode), each entry starts a
 // whole stride: nothing is carried across entries, so the test may be any exit test
-// matchExitTest accepts in general (a scanner's `i < n`, a pre-increment IV).
+// matchExitTest accepts in general (a scanner's `i < n`, a pre-increment IV). A probe
+// that is tracked across entries takes a general test too when the tested value moves
+// with the IV one step at a time (x = iv + off, `off` fixed for the entry): the probe's
+// IV values are then shifted by `off`. (A scanner's word loop, `while (i < n && s[i] !=
+// ' ')`: its hot path had a compare of its own for the probe and kept the IV twice, +3
+// instructions a byte.) Where a relational test provably cannot wrap `gap` steps past its
+// end, its adds wrap freely: from a start already past the end, a wrapped first probe
+// still ends the entry at its first test (it is reached at once), and what is saved for
+// the next entry is a difference, exact modulo the width. Otherwise (a full-width `n`)
+// they saturate, which can only bring a probe nearer.
 bool LoopPlanner::adaptiveExitLatch(Loop* L, LoopPlan& p, BasicBlock* latch) {
   // Clock: the adaptive site. Flag: a fixed stride, with only the distance kept across
   // entries (one word on the stack), except under a parent that polls on every iteration:
@@ -508,7 +535,14 @@ bool LoopPlanner::adaptiveExitLatch(Loop* L, LoopPlan& p, BasicBlock* latch) {
   const bool freshStride = !AP_ && L->getParentLoop() && planFor(L->getParentLoop())->kind == LoopPlan::Poll;
   const bool charge = chargesParent(L);
   ExitTest t;
-  if (!matchExitTest(L, latch, p, /*general=*/freshStride, t)) return false;
+  bool shifted = false;  // a general test under a tracked probe: x = iv + off
+  if (!matchExitTest(L, latch, p, /*general=*/freshStride, t)) {
+    if (freshStride || !matchExitTest(L, latch, p, /*general=*/true, t, AP_ ? maxGap(p.stride) : p.stride))
+      return false;
+    if (t.x->getType() != p.iv->getType() || t.step != p.step || (t.step != 1 && t.step != -1)) return false;
+    shifted = true;
+  }
+  const bool saturate = shifted && t.stay != ICmpInst::ICMP_NE && !t.noWrapFromEnd;
   BranchInst* br = t.br;
   Value* end = t.end;
   BasicBlock* exit = t.exit;
@@ -525,11 +559,24 @@ bool LoopPlanner::adaptiveExitLatch(Loop* L, LoopPlan& p, BasicBlock* latch) {
   IRBuilder<> PB(pre->getTerminator());
   Value* first = nullptr;
   Value* limit0 = nullptr;
+  // x's value one step before its first test, less the IV's start (0 when x is the IV's
+  // next value): the probe's IV values are x's.
+  Value* off = nullptr;
+  if (shifted) {
+    SCEVExpander exp(SE_, F_.getDataLayout(), "quanta.exit");
+    const SCEV* o = SE_.getMinusSCEV(SE_.getMinusSCEV(t.start, SE_.getSCEV(p.ivStart)),
+                                     SE_.getConstant(ty, t.step, /*isSigned=*/true));
+    off = exp.expandCodeFor(o, ty, pre->getTerminator());
+  }
   if (ahead) {
     Value* left0 = slot ? PB.CreateTrunc(PB.CreateLoad(PB.getInt64Ty(), slot, "quanta.probe.left"), ty)
                         : ConstantInt::get(ty, int64_t(p.stride) * p.step, /*isSigned=*/true);
-    first = PB.CreateAdd(p.ivStart, left0, "quanta.probe.first");
-    limit0 = reachedFirst(PB, p.ivStart, end, first, p.step);
+    Value* base = off ? PB.CreateAdd(p.ivStart, off, "quanta.probe.base") : p.ivStart;
+    // A saved distance is at least one step: x's first value plus the rest cannot wrap
+    // backwards.
+    first = saturate ? stepsAhead(PB, PB.CreateAdd(base, step), t, PB.CreateSub(left0, step), "quanta.probe.first")
+                     : PB.CreateAdd(base, left0, "quanta.probe.first");
+    limit0 = nearerLimit(PB, base, t, first);
   } else {
     // The tested value's first value, where the first stride starts.
     SCEVExpander exp(SE_, F_.getDataLayout(), "quanta.exit");
@@ -570,8 +617,14 @@ bool LoopPlanner::adaptiveExitLatch(Loop* L, LoopPlan& p, BasicBlock* latch) {
   Value* iv = CB.CreateCall(InlineAsm::get(opaqueTy, "", "=r,0", /*hasSideEffects=*/false), {t.x},
                             "quanta.iv");
   if (slot) {
+    // Due right now: one step, so that the next entry's first test probes. (A relational
+    // limit is met exactly too: the tested value moves one step at a time.)
     Value* left = CB.CreateSub(at, iv);
-    left = CB.CreateSelect(CB.CreateICmpEQ(left, ConstantInt::get(ty, 0)), step, left);
+    Value* due = CB.CreateICmpEQ(left, ConstantInt::get(ty, 0));
+    if (shifted)  // as an add of the compare: `cmp $1; adc $0`, no constant kept in a register
+      left = t.step > 0 ? CB.CreateAdd(left, CB.CreateZExt(due, ty)) : CB.CreateSub(left, CB.CreateZExt(due, ty));
+    else
+      left = CB.CreateSelect(due, step, left);
     CB.CreateStore(CB.CreateSExt(left, CB.getInt64Ty()), slot);
   }
   CB.CreateCondBr(CB.CreateICmp(leave, iv, end, "quanta.end"), exit, probe);
@@ -585,8 +638,9 @@ bool LoopPlanner::adaptiveExitLatch(Loop* L, LoopPlan& p, BasicBlock* latch) {
   if (ahead) {
     Value* gap = TB.getInt64(p.stride);
     if (AP_) gap = AP_->probe(TB, site, p.stride, maxGap(p.stride), TB.getInt64(0));
-    next = TB.CreateAdd(iv, TB.CreateMul(TB.CreateZExtOrTrunc(gap, ty), step), "quanta.probe.next");
-    limitNext = reachedFirst(TB, iv, end, next, p.step);
+    Value* dist = TB.CreateMul(TB.CreateZExtOrTrunc(gap, ty), step);
+    next = saturate ? stepsAhead(TB, iv, t, dist, "quanta.probe.next") : TB.CreateAdd(iv, dist, "quanta.probe.next");
+    limitNext = nearerLimit(TB, iv, t, next);
   } else {
     limitNext = limitAhead(TB, iv, t, int64_t(p.stride) * t.step);
   }
@@ -605,11 +659,12 @@ bool LoopPlanner::adaptiveExitLatch(Loop* L, LoopPlan& p, BasicBlock* latch) {
   limit->addIncoming(limit, latch);
   limit->addIncoming(limitNext, probe);
   if (slot) {
-    saveLeftOnExits(L, otherExits, slot, at, p.iv);
+    saveLeftOnExits(L, otherExits, slot, at, p.iv, off);
   } else if (charge) {
     SmallVector<BasicBlock*, 4> exiting(otherExits.begin(), otherExits.end());
     exiting.push_back(check);  // with the IV's next value, behind the empty asm
-    chargeParentOnExits(L, exiting, p, [&](BasicBlock* from) { return from == check ? iv : p.iv; });
+    Value* ivNext = off ? IRBuilder<>(check->getTerminator()).CreateSub(iv, off) : iv;
+    chargeParentOnExits(L, exiting, p, [&](BasicBlock* from) { return from == check ? ivNext : p.iv; });
   }
   DT_.recalculate(F_);
   if (AP_) ++stats_.adaptiveProbes;
@@ -700,9 +755,10 @@ SmallVector<BasicBlock*, 4> LoopPlanner::exitingBlocksBesides(Loop* L, BasicBloc
 // from there. (An exit block may be shared with a versioned loop's fast clone: the store
 // goes on the edge.)
 void LoopPlanner::saveLeftOnExits(Loop* L, ArrayRef<BasicBlock*> exiting, AllocaInst* slot, PHINode* at,
-                                  PHINode* iv) {
+                                  PHINode* iv, Value* off) {
   onExitEdges(L, exiting, [&](IRBuilder<>& B, BasicBlock*) {
-    B.CreateStore(B.CreateSExt(B.CreateSub(at, iv), B.getInt64Ty()), slot);
+    Value* x = off ? B.CreateAdd(iv, off) : static_cast<Value*>(iv);
+    B.CreateStore(B.CreateSExt(B.CreateSub(at, x), B.getInt64Ty()), slot);
   });
 }
 

@@ -66,6 +66,7 @@ struct ExitTest {
   int64_t step = 0;            // x's step
   const llvm::SCEV* start = nullptr;  // x's first value (general matches only)
   bool noWrap = false;         // relational: x + stride steps cannot wrap from start or end
+  bool noWrapFromEnd = false;  // relational: ... from end (from start it may)
   unsigned exitIdx = 0;        // which successor of br leaves
   llvm::BasicBlock* exit = nullptr;
 };
@@ -117,10 +118,12 @@ class LoopPlanner {
   template <typename IVAt>
   void chargeParentOnExits(llvm::Loop* L, llvm::ArrayRef<llvm::BasicBlock*> exiting, const LoopPlan& p, IVAt ivAt);
   llvm::SmallVector<llvm::BasicBlock*, 4> exitingBlocksBesides(llvm::Loop* L, llvm::BasicBlock* latch) const;
+  // `off`: what the probe's IV values add to the IV (null: nothing).
   void saveLeftOnExits(llvm::Loop* L, llvm::ArrayRef<llvm::BasicBlock*> exiting, llvm::AllocaInst* slot,
-                       llvm::PHINode* at, llvm::PHINode* iv);
+                       llvm::PHINode* at, llvm::PHINode* iv, llvm::Value* off = nullptr);
+  // `aheadSteps`: how many steps ahead a probe may be set (0: the plan's stride).
   bool matchExitTest(llvm::Loop* L, llvm::BasicBlock* latch, const LoopPlan& p, bool general,
-                     ExitTest& t) const;
+                     ExitTest& t, uint64_t aheadSteps = 0) const;
   bool adaptiveExitLatch(llvm::Loop* L, LoopPlan& p, llvm::BasicBlock* latch);
   void shareExitTestsUnderPolls();
   // A loop's distance to its next probe while it is not running (an alloca until promoted).

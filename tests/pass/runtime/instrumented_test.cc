@@ -99,4 +99,17 @@ TEST(InstrumentedScanner, ShortInnerLoopEntriesAddUpToProbes) {
   EXPECT_GE(quanta_stat_probes_executed, kBytes / 256);
 }
 
+// The word loop, entered once per 9-letter word and left at the space after it, shares its
+// `i < n` test with the probe (x = the IV's next value, full-width n: saturated adds). Each
+// exit charges the parent's budget 9 iterations; were the charge lost, only the outer
+// loop's own cost would reach probes, about one per 1000 bytes.
+TEST(InstrumentedScanner, WordLoopEntriesChargeTheirParent) {
+  constexpr uint64_t kBytes = 1 << 20;
+  std::string text(kBytes, 'w');
+  for (uint64_t i = 9; i < kBytes; i += 10) text[i] = ' ';
+  quanta_stat_probes_executed = 0;
+  EXPECT_EQ(count_words(text.data(), kBytes), (kBytes + 9) / 10);
+  EXPECT_GE(quanta_stat_probes_executed, kBytes / 256);
+}
+
 }  // namespace

@@ -1,0 +1,129 @@
+; A loop inside another whose latch tests the IV itself against a bound, `j < last`, as a
+; scanner's word loop does (`while (i < n && s[i] != ' ')` rotated), shares that compare
+; with its adaptive probe too, although its distance is carried across entries: the
+; tested value is the IV (`x = iv + off`, here off = -1 from x's value before its first
+; test), so the probe's IV values are x's, `probe.first = (i - 1) + left`, and the latch
+; tests `j >= min(last, probe.at)`. Only quanta.hit tells the end from a probe. The word
+; exit saves `probe.at - (j - 1)` for the next entry; the latch's end saves
+; `probe.at - j`, one step when it is 0 (an add of the compare, no select). Body cost 9,
+; B = 600: stride 64, at most 64 * 64 = 4096 steps ahead, and `last` < 2^32 cannot wrap
+; that far. Before, the probe had a compare of its own on the IV's next value: +3
+; instructions a byte in word_count (two IVs kept).
+; RUN: %opt -passes=quanta-clock -quanta-bound=600 -S %s | FileCheck %s
+; On x86 the helper's site address is computed at its call by an asm with side effects,
+; which machine LICM cannot hoist into a register held across the loop.
+; RUN: %opt -mtriple=x86_64-unknown-linux-gnu -passes=quanta-clock -quanta-bound=600 -S %s | FileCheck %s --check-prefix=X86
+
+; CHECK-LABEL: define i64 @words(
+; CHECK: outer:
+; CHECK: %quanta.left.0 = phi i64 [ 64, %entry ], [ [[CARRIED:%.*]], %{{.*}} ]
+; CHECK: %quanta.probe.base = add i64 %i, -1
+; CHECK-NEXT: %quanta.probe.first = add i64 %quanta.probe.base, %quanta.left.0
+; CHECK-NEXT: %quanta.limit.next = call i64 @llvm.smin.i64(i64 %last, i64 %quanta.probe.first)
+; CHECK: word.latch:
+; CHECK-NOT: icmp slt i64 %j, %last
+; CHECK: %quanta.at.limit = icmp sge i64 %j, %quanta.limit
+; CHECK-NEXT: br i1 %quanta.at.limit, label %quanta.hit, label %word
+;   the word exit: x's value before this iteration's test is j - 1
+; CHECK: found:
+; CHECK: [[BEFORE:%.*]] = add i64 %j, -1
+; CHECK-NEXT: [[CARRIED]] = sub i64 %quanta.probe.at, [[BEFORE]]
+; CHECK: quanta.hit:
+; CHECK-NEXT: %quanta.iv = call i64 asm "", "=r,0"(i64 %j)
+; CHECK-NEXT: [[LEFT:%.*]] = sub i64 %quanta.probe.at, %quanta.iv
+; CHECK-NEXT: [[DUE:%.*]] = icmp eq i64 [[LEFT]], 0
+; CHECK-NEXT: [[ONE:%.*]] = zext i1 [[DUE]] to i64
+; CHECK-NEXT: add i64 [[LEFT]], [[ONE]]
+; CHECK-NEXT: %quanta.end = icmp sge i64 %quanta.iv, %last
+; CHECK-NEXT: br i1 %quanta.end, label %done.loopexit, label %quanta.probe
+; CHECK: quanta.probe:
+; CHECK-NEXT: %quanta.gap.next = call i64 @__quanta_clock_gap(ptr %quanta.gap, i64 64, i64 4096, i64 0)
+; CHECK: %quanta.probe.next = add i64 %quanta.iv,
+; CHECK-NEXT: call i64 @llvm.smin.i64(i64 %last, i64 %quanta.probe.next)
+; CHECK-NEXT: br label %word
+
+; A bound of full width could be passed 4096 steps ahead by a wrap: the probe's adds
+; saturate instead (a saturated probe is only nearer).
+; CHECK-LABEL: define i64 @wide(
+; CHECK: %quanta.probe.base = add i64 %i, -1
+; CHECK-NEXT: [[START:%.*]] = add i64 %quanta.probe.base, 1
+; CHECK-NEXT: [[REST:%.*]] = sub i64 %quanta.left.0, 1
+; CHECK-NEXT: %quanta.probe.first = call i64 @llvm.sadd.sat.i64(i64 [[START]], i64 [[REST]])
+; CHECK-NOT: %quanta.fire
+; CHECK: %quanta.at.limit = icmp sge i64 %j, %quanta.limit
+; CHECK: quanta.probe:
+; CHECK: %quanta.probe.next = call i64 @llvm.sadd.sat.i64(i64 %quanta.iv,
+; CHECK-NEXT: call i64 @llvm.smin.i64(i64 %last, i64 %quanta.probe.next)
+
+; X86-LABEL: define i64 @words(
+; X86: quanta.probe:
+; X86-NEXT: %quanta.site = call ptr asm sideeffect "leaq $1, $0", "=r,*m"(ptr elementtype([6 x i64]) %quanta.gap)
+; X86-NEXT: %quanta.gap.next = call i64 @__quanta_clock_gap(ptr %quanta.site, i64 64, i64 4096, i64 0)
+
+declare void @note(i64)
+
+define i64 @words(ptr %a, i32 %n32) {
+entry:
+  %n = zext i32 %n32 to i64
+  %last = add nsw i64 %n, -1
+  br label %outer
+outer:
+  %i = phi i64 [ 0, %entry ], [ %i.after, %outer.latch ]
+  br label %word
+word:
+  %j = phi i64 [ %i, %outer ], [ %j.next, %word.latch ]
+  %h = phi i64 [ 7, %outer ], [ %h.next, %word.latch ]
+  %p = getelementptr inbounds i8, ptr %a, i64 %j
+  %c = load i8, ptr %p
+  %space = icmp eq i8 %c, 32
+  br i1 %space, label %found, label %word.latch
+word.latch:
+  %j.next = add nsw i64 %j, 1
+  %z = zext i8 %c to i64
+  %x = xor i64 %h, %z
+  %h.next = mul i64 %x, 31
+  %more = icmp slt i64 %j, %last
+  br i1 %more, label %word, label %done
+found:
+  call void @note(i64 %h)
+  %i.after = add nsw i64 %j, 1
+  br label %outer.latch
+outer.latch:
+  %again = icmp slt i64 %i.after, %n
+  br i1 %again, label %outer, label %done
+done:
+  %r = phi i64 [ %h.next, %word.latch ], [ %i.after, %outer.latch ]
+  ret i64 %r
+}
+
+define i64 @wide(ptr %a, i64 %last) {
+entry:
+  br label %outer
+outer:
+  %i = phi i64 [ 0, %entry ], [ %i.after, %outer.latch ]
+  br label %word
+word:
+  %j = phi i64 [ %i, %outer ], [ %j.next, %word.latch ]
+  %h = phi i64 [ 7, %outer ], [ %h.next, %word.latch ]
+  %p = getelementptr inbounds i8, ptr %a, i64 %j
+  %c = load i8, ptr %p
+  %space = icmp eq i8 %c, 32
+  br i1 %space, label %found, label %word.latch
+word.latch:
+  %j.next = add nsw i64 %j, 1
+  %z = zext i8 %c to i64
+  %x = xor i64 %h, %z
+  %h.next = mul i64 %x, 31
+  %more = icmp slt i64 %j, %last
+  br i1 %more, label %word, label %done
+found:
+  call void @note(i64 %h)
+  %i.after = add nsw i64 %j, 1
+  br label %outer.latch
+outer.latch:
+  %again = icmp slt i64 %i.after, %last
+  br i1 %again, label %outer, label %done
+done:
+  %r = phi i64 [ %h.next, %word.latch ], [ %i.after, %outer.latch ]
+  ret i64 %r
+}
