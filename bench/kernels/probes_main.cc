@@ -8,7 +8,8 @@
 // and then, in bursts that last longer than one run. So each process times the kernel
 // kTimedPerProcess times and keeps its fastest run, and beside the median over processes
 // the tool reports the median of the per-round ratios (builds of one round run back to back,
-// so a slow stretch of the host hits them alike) and the ratio of the fastest runs.
+// so a slow stretch of the host hits them alike) and the ratio of the fastest runs. Yield
+// timing is taken from the median-MAE one of three runs.
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -31,6 +32,10 @@ const std::vector<std::string> kAllKernels = {
     "string_match", "word_count", "linear_regression", "hash_lookup", "pointer_chase", "nbody"};
 const std::vector<std::string> kAllModes = {"clock", "flag", "counter"};
 constexpr int kTimedPerProcess = 3;
+// Yield timing of one process moves with the host too (the same build's MAE ranges over 2x
+// from one process to the next on the dev VM): each build's timing run is repeated and
+// the run with the median MAE reported.
+constexpr int kTimingRuns = 3;
 
 struct Options {
   std::string format = "text";
@@ -156,7 +161,7 @@ int main(int argc, char** argv) {
   Options o = parse(argc, argv);
   json report;
   report["config"] = {{"runs", o.runs},          {"quantum_us", o.quantum_us},
-                      {"kernel_dir", o.dir},      {"statistic", "per process the fastest of 3 timed runs; median over interleaved processes, median of per-round ratios, and fastest"},
+                      {"kernel_dir", o.dir},      {"statistic", "per process the fastest of 3 timed runs; median over interleaved processes, median of per-round ratios, and fastest; yield timing from the run with the median MAE of 3"},
                       {"kernels", o.kernels},     {"modes", o.modes}};
   json kernels = json::array();
   std::map<std::string, std::vector<double>> overheads, fastestOverheads, pairedOverheads, maes, p99ratio, preempted;
@@ -193,10 +198,19 @@ int main(int argc, char** argv) {
       // The counting build also runs under preemption: adaptive clock probes fire more
       // often near a deadline, so probes per quantum is part of what preemption costs.
       json counted = runBuild(o, k, m + "-count", "--runs 0 --timing-us " + std::to_string(o.quantum_us));
-      json timed = runBuild(o, k, m, "--runs 0 --timing-us " + std::to_string(o.quantum_us));
+      std::vector<json> timings;
+      for (int r = 0; r < kTimingRuns; r++)
+        timings.push_back(runBuild(o, k, m, "--runs 0 --timing-us " + std::to_string(o.quantum_us)));
+      std::sort(timings.begin(), timings.end(), [](const json& a, const json& b) {
+        return a["timing"]["mae_cycles"].get<double>() < b["timing"]["mae_cycles"].get<double>();
+      });
+      const json& timed = timings[kTimingRuns / 2];
+      json maeRuns = json::array();
+      for (const json& tj : timings) maeRuns.push_back(tj["timing"]["mae_cycles"]);
       double med = median(cycles[m]);
       bool match = last[m]["checksum"] == last["plain"]["checksum"] &&
                    counted["checksum"] == last["plain"]["checksum"];
+      for (const json& tj : timings) match = match && tj["checksum"] == last["plain"]["checksum"];
       allMatch = allMatch && match;
       double ovh = 100.0 * (med / base - 1.0);
       double ovhMin = 100.0 * (fastest(cycles[m]) / baseMin - 1.0);
@@ -213,7 +227,8 @@ int main(int argc, char** argv) {
                  {"overhead_of_fastest_pct", ovhMin},
                  {"overhead_paired_pct", ovhPaired},
                  {"checksum_matches_plain", match},
-                 {"timing", t}};
+                 {"timing", t},
+                 {"mae_cycles_of_timing_runs", maeRuns}};
       // The whole kernel under preemption (every quantum at its mean interval, switches
       // included) against the plain run: what probes cost when deadlines are near.
       if (t["yields"].get<double>() > 0) {
