@@ -436,9 +436,7 @@ static Value* limitAhead(IRBuilder<>& B, Value* from, const ExitTest& t, int64_t
     probeAt = up ? B.CreateAdd(from, magnitude, "quanta.probe.next", !isSigned, isSigned)
                  : B.CreateSub(from, magnitude, "quanta.probe.next", !isSigned, isSigned);
   else
-    probeAt = B.CreateBinaryIntrinsic(up ? (isSigned ? Intrinsic::sadd_sat : Intrinsic::uadd_sat)
-                                         : (isSigned ? Intrinsic::ssub_sat : Intrinsic::usub_sat),
-                                      from, magnitude, nullptr, "quanta.probe.next");
+    probeAt = stepsAhead(B, from, t, d, "quanta.probe.next");
   return nearerLimit(B, from, t, probeAt);
 }
 

@@ -82,6 +82,14 @@ TEST(InstrumentedHandler, NotPreemptedWhileHoldingALock) {
   quanta_fn_destroy(f);
 }
 
+// Scans `text` with the fixed-stride scanner: it must count `words` and reach at least one
+// probe per 256 bytes.
+void ExpectProbeEvery256Bytes(const std::string& text, uint64_t words) {
+  quanta_stat_probes_executed = 0;
+  EXPECT_EQ(count_words(text.data(), text.size()), words);
+  EXPECT_GE(quanta_stat_probes_executed, text.size() / 256);
+}
+
 // Probes spaced by the bound B = 1000 IR instructions must add up across entries: the skip
 // loop below is entered once per word and left after 99 spaces, fewer than its stride
 // (the nearest power of two to 1000 / its body cost, at most 128 here). Counted per entry
@@ -94,9 +102,7 @@ TEST(InstrumentedScanner, ShortInnerLoopEntriesAddUpToProbes) {
   constexpr uint64_t kBytes = 1 << 20;
   std::string text(kBytes, ' ');
   for (uint64_t i = 0; i < kBytes; i += 100) text[i] = 'w';
-  quanta_stat_probes_executed = 0;
-  EXPECT_EQ(count_words(text.data(), kBytes), (kBytes + 99) / 100);
-  EXPECT_GE(quanta_stat_probes_executed, kBytes / 256);
+  ExpectProbeEvery256Bytes(text, (kBytes + 99) / 100);
 }
 
 // The word loop, entered once per 9-letter word and left at the space after it, shares its
@@ -107,9 +113,7 @@ TEST(InstrumentedScanner, WordLoopEntriesChargeTheirParent) {
   constexpr uint64_t kBytes = 1 << 20;
   std::string text(kBytes, 'w');
   for (uint64_t i = 9; i < kBytes; i += 10) text[i] = ' ';
-  quanta_stat_probes_executed = 0;
-  EXPECT_EQ(count_words(text.data(), kBytes), (kBytes + 9) / 10);
-  EXPECT_GE(quanta_stat_probes_executed, kBytes / 256);
+  ExpectProbeEvery256Bytes(text, (kBytes + 9) / 10);
 }
 
 }  // namespace
