@@ -5,6 +5,7 @@
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/IR/InlineAsm.h"
+#include "llvm/Analysis/BranchProbabilityInfo.h"
 #include "llvm/Analysis/CFG.h"
 #include "llvm/IR/MDBuilder.h"
 #include "llvm/IR/ProfDataUtils.h"
@@ -29,6 +30,12 @@ static cl::opt<bool> OptFlagPoll("quanta-flag-poll", cl::init(true), cl::Hidden,
 // For comparisons: -quanta-merge-exit=0 keeps the probe's own compare in counted loops.
 static cl::opt<bool> OptMergeExit("quanta-merge-exit", cl::init(true), cl::Hidden,
                                   cl::desc("share the loop-exit compare with the probe"));
+
+static cl::opt<bool> OptFoldOffset("quanta-fold-offset", cl::init(true), cl::Hidden,
+                                    cl::desc("a shifted exit test's constant offset is kept in the carried distance"));
+
+static cl::opt<bool> OptChargeLikely("quanta-charge-likely-at-latch", cl::init(true), cl::Hidden,
+                                     cl::desc("adaptive budgets: likely blocks are charged with the latch's cost"));
 
 // Clone at most this many instructions for a short-loop fast path.
 static constexpr unsigned kMaxVersionedInsts = 400;
@@ -106,13 +113,49 @@ uint64_t LoopPlanner::computeMandatoryCost(Loop* L) const {
   return std::max<uint64_t>(c, 1);
 }
 
+// Adaptive budgets: the blocks that the static branch estimates (no profile here) give at
+// least half the header's frequency are charged at the latch. word_count's word loop:
+// five subtracts a word became one.
+void LoopPlanner::chargeLikelyAtLatch(Loop* L, LoopPlan& p) {
+  BasicBlock* latch = L->getLoopLatch();
+  if (!AP_ || !OptChargeLikely || !latch) return;
+  if (!bfi_) {
+    bpi_ = std::make_unique<BranchProbabilityInfo>(F_, LI_);
+    bfi_ = std::make_unique<BlockFrequencyInfo>(F_, *bpi_, LI_);
+  }
+  // Relative to the latch, which pays the charge: an exit the estimates overrate (the end
+  // of the text, in word_count's first inner loop) lowers the header's ratio to every block
+  // after it, not the latch's.
+  // Cheapest first, while they add at most the mandatory cost: an iteration that skips
+  // them all is over-charged at most twice, and a rare expensive branch the estimates
+  // cannot tell from a common one (50/50 without a profile) still charges itself.
+  uint64_t perLatch = bfi_->getBlockFreq(latch).getFrequency();
+  SmallVector<std::pair<uint64_t, BasicBlock*>, 8> likely;
+  for (BasicBlock* BB : L->blocks()) {
+    if (LI_.getLoopFor(BB) != L || DT_.dominates(BB, latch)) continue;
+    if (2 * bfi_->getBlockFreq(BB).getFrequency() < perLatch) continue;
+    if (uint64_t c = blockCharge(L, BB)) likely.push_back({c, BB});
+  }
+  llvm::stable_sort(likely, [](const auto& a, const auto& b) { return a.first < b.first; });
+  const uint64_t mandatory = p.mandatoryCost;
+  uint64_t added = 0;
+  for (auto [c, BB] : likely) {
+    if (added + c > mandatory) break;
+    added += c;
+    p.chargedAtLatch.insert(BB);
+  }
+  p.mandatoryCost += added;
+}
+
 // Blocks of L that not every iteration runs subtract their charge from the budget where
-// they end; the latch then subtracts only the mandatory cost.
+// they end; the latch then subtracts only the mandatory cost (and the likely blocks'
+// charges, chargeLikelyAtLatch).
 void LoopPlanner::chargeOptionalBlocks(Loop* L) {
   BasicBlock* latch = L->getLoopLatch();
+  const LoopPlan& p = plans_[L];
   SmallVector<std::pair<BasicBlock*, uint64_t>, 8> optional;
   for (BasicBlock* BB : L->blocks())
-    if (LI_.getLoopFor(BB) == L && !DT_.dominates(BB, latch))
+    if (LI_.getLoopFor(BB) == L && !DT_.dominates(BB, latch) && !p.chargedAtLatch.contains(BB))
       if (uint64_t c = blockCharge(L, BB)) optional.push_back({BB, c});
   for (auto [BB, c] : optional) {
     Instruction* term = BB->getTerminator();
@@ -214,6 +257,8 @@ void LoopPlanner::plan() {
       p.pollAtLatch = OptFlagPollAt == PollAt::Latch ||
                       (OptFlagPollAt == PollAt::Auto && latch && latch->getSinglePredecessor());
     }
+    if (p.kind == LoopPlan::Counter || (p.kind == LoopPlan::Version && p.slowKind == LoopPlan::Counter))
+      chargeLikelyAtLatch(L, p);
     plans_[L] = p;
   }
   shareExitTestsUnderPolls();
@@ -517,10 +562,11 @@ bool LoopPlanner::matchExitTest(Loop* L, BasicBlock* latch, const LoopPlan& p, b
 // whole stride: nothing is carried across entries, so the test may be any exit test
 // matchExitTest accepts in general (a scanner's `i < n`, a pre-increment IV). A probe
 // that is tracked across entries takes a general test too when the tested value moves
-// with the IV one step at a time (x = iv + off, `off` fixed for the entry): the probe's
-// IV values are then shifted by `off`. (A scanner's word loop, `while (i < n && s[i] !=
+// with the IV (x = iv + off, `off` fixed for the entry, the same step): the probe's IV
+// values are then shifted by `off`, and stay on x's lattice (x's first value plus steps),
+// so a relational limit is met exactly. (A scanner's word loop, `while (i < n && s[i] !=
 // ' ')`: its hot path had a compare of its own for the probe and kept the IV twice, +3
-// instructions a byte.) Where a relational test provably cannot wrap `gap` steps past its
+// instructions a byte. histogram's `i < n; i += 3`: +5 instructions a pixel.) Where a relational test provably cannot wrap `gap` steps past its
 // end, its adds wrap freely: from a start already past the end, a wrapped first probe
 // still ends the entry at its first test (it is reached at once), and what is saved for
 // the next entry is a difference, exact modulo the width. Otherwise (a full-width `n`)
@@ -537,7 +583,7 @@ bool LoopPlanner::adaptiveExitLatch(Loop* L, LoopPlan& p, BasicBlock* latch) {
   if (!matchExitTest(L, latch, p, /*general=*/freshStride, t)) {
     if (freshStride || !matchExitTest(L, latch, p, /*general=*/true, t, AP_ ? maxGap(p.stride) : p.stride))
       return false;
-    if (t.x->getType() != p.iv->getType() || t.step != p.step || (t.step != 1 && t.step != -1)) return false;
+    if (t.x->getType() != p.iv->getType() || t.step != p.step) return false;
     shifted = true;
   }
   const bool saturate = shifted && t.stay != ICmpInst::ICMP_NE && !t.noWrapFromEnd;
@@ -549,31 +595,42 @@ bool LoopPlanner::adaptiveExitLatch(Loop* L, LoopPlan& p, BasicBlock* latch) {
 
   Type* ty = t.x->getType();
   const SmallVector<BasicBlock*, 4> otherExits = exitingBlocksBesides(L, latch);
-  Value* site = AP_ ? AP_->newSite(F_, p.stride) : nullptr;
-  AllocaInst* slot = freshStride || charge ? nullptr : leftSlot(int64_t(p.stride) * p.step);
-  const bool ahead = !freshStride;  // the next probe's IV value is tracked (probe.at, limit)
-  Constant* step = ConstantInt::get(ty, t.step, /*isSigned=*/true);
   BasicBlock* pre = L->getLoopPreheader();
-  IRBuilder<> PB(pre->getTerminator());
-  Value* first = nullptr;
-  Value* limit0 = nullptr;
   // x's value one step before its first test, less the IV's start (0 when x is the IV's
   // next value): the probe's IV values are x's.
   Value* off = nullptr;
+  const SCEVConstant* constOff = nullptr;
   if (shifted) {
     SCEVExpander exp(SE_, F_.getDataLayout(), "quanta.exit");
     const SCEV* o = SE_.getMinusSCEV(SE_.getMinusSCEV(t.start, SE_.getSCEV(p.ivStart)),
                                      SE_.getConstant(ty, t.step, /*isSigned=*/true));
     off = exp.expandCodeFor(o, ty, pre->getTerminator());
+    constOff = dyn_cast<SCEVConstant>(o);
   }
+  Value* site = AP_ ? AP_->newSite(F_, p.stride) : nullptr;
+  // A constant `off` (a scanner's `i < n` tested before the increment: -1) is folded into
+  // the distance kept across entries: the slot holds `probe.at - iv` rather than
+  // `probe.at - x`, so an entry adds it to the IV's start and an exit subtracts the IV,
+  // one instruction each instead of two (word_count: each word enters and leaves).
+  const bool foldOff = constOff && !saturate && !freshStride && !charge && OptFoldOffset;
+  const int64_t offC = foldOff ? constOff->getAPInt().getSExtValue() : 0;
+  AllocaInst* slot = freshStride || charge ? nullptr : leftSlot(int64_t(p.stride) * p.step + offC);
+  const bool ahead = !freshStride;  // the next probe's IV value is tracked (probe.at, limit)
+  Constant* step = ConstantInt::get(ty, t.step, /*isSigned=*/true);
+  IRBuilder<> PB(pre->getTerminator());
+  Value* first = nullptr;
+  Value* limit0 = nullptr;
   if (ahead) {
     Value* left0 = slot ? PB.CreateTrunc(PB.CreateLoad(PB.getInt64Ty(), slot, "quanta.probe.left"), ty)
                         : ConstantInt::get(ty, int64_t(p.stride) * p.step, /*isSigned=*/true);
     Value* base = off ? PB.CreateAdd(p.ivStart, off, "quanta.probe.base") : p.ivStart;
     // A saved distance is at least one step: x's first value plus the rest cannot wrap
     // backwards.
-    first = saturate ? stepsAhead(PB, PB.CreateAdd(base, step), t, PB.CreateSub(left0, step), "quanta.probe.first")
-                     : PB.CreateAdd(base, left0, "quanta.probe.first");
+    if (foldOff)
+      first = PB.CreateAdd(p.ivStart, left0, "quanta.probe.first");
+    else
+      first = saturate ? stepsAhead(PB, PB.CreateAdd(base, step), t, PB.CreateSub(left0, step), "quanta.probe.first")
+                       : PB.CreateAdd(base, left0, "quanta.probe.first");
     limit0 = nearerLimit(PB, base, t, first);
   } else {
     // The tested value's first value, where the first stride starts.
@@ -616,13 +673,14 @@ bool LoopPlanner::adaptiveExitLatch(Loop* L, LoopPlan& p, BasicBlock* latch) {
                             "quanta.iv");
   if (slot) {
     // Due right now: one step, so that the next entry's first test probes. (A relational
-    // limit is met exactly too: the tested value moves one step at a time.)
+    // limit is met exactly too: probe.at is on the tested value's lattice.)
     Value* left = CB.CreateSub(at, iv);
     Value* due = CB.CreateICmpEQ(left, ConstantInt::get(ty, 0));
-    if (shifted)  // as an add of the compare: `cmp $1; adc $0`, no constant kept in a register
+    if (shifted && (t.step == 1 || t.step == -1))  // `cmp $1; adc $0`: no constant kept in a register
       left = t.step > 0 ? CB.CreateAdd(left, CB.CreateZExt(due, ty)) : CB.CreateSub(left, CB.CreateZExt(due, ty));
     else
       left = CB.CreateSelect(due, step, left);
+    if (foldOff && offC) left = CB.CreateAdd(left, ConstantInt::get(ty, offC, /*isSigned=*/true));
     CB.CreateStore(CB.CreateSExt(left, CB.getInt64Ty()), slot);
   }
   CB.CreateCondBr(CB.CreateICmp(leave, iv, end, "quanta.end"), exit, probe);
@@ -657,7 +715,7 @@ bool LoopPlanner::adaptiveExitLatch(Loop* L, LoopPlan& p, BasicBlock* latch) {
   limit->addIncoming(limit, latch);
   limit->addIncoming(limitNext, probe);
   if (slot) {
-    saveLeftOnExits(L, otherExits, slot, at, p.iv, off);
+    saveLeftOnExits(L, otherExits, slot, at, p.iv, foldOff ? nullptr : off);
   } else if (charge) {
     SmallVector<BasicBlock*, 4> exiting(otherExits.begin(), otherExits.end());
     exiting.push_back(check);  // with the IV's next value, behind the empty asm

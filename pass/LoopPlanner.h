@@ -30,7 +30,11 @@
 #include "Config.h"
 #include "CostModel.h"
 #include "ProbeEmitter.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/Analysis/BlockFrequencyInfo.h"
+#include "llvm/Analysis/BranchProbabilityInfo.h"
 #include "llvm/Analysis/LoopInfo.h"
+#include <memory>
 #include "llvm/Analysis/ScalarEvolution.h"
 #include "llvm/IR/Dominators.h"
 
@@ -45,6 +49,12 @@ struct LoopPlan {
   // iterations run charge the budget themselves, so a cheap common path is not billed for
   // a rare expensive branch.
   uint64_t mandatoryCost = 1;
+  // Counter, adaptive: blocks that most iterations run without dominating the latch. The
+  // latch charges them with the mandatory cost (included in it), so they subtract nothing
+  // themselves: one subtract per iteration instead of one per block, at the price of
+  // over-charging the iterations that skip them. An adaptive gap measures its speed in
+  // cycles per unit, so a fixed mix of over-charges costs it no precision.
+  llvm::SmallPtrSet<llvm::BasicBlock*, 8> chargedAtLatch;
   uint64_t staticCost = 0;  // Static: cost of the whole loop
   uint64_t stride = 1;      // IVStride: iterations per probe (power of two)
   llvm::PHINode* iv = nullptr;
@@ -104,6 +114,7 @@ class LoopPlanner {
   uint64_t blockCharge(llvm::Loop* L, llvm::BasicBlock* BB) const;
   uint64_t computeMandatoryCost(llvm::Loop* L) const;
   void chargeOptionalBlocks(llvm::Loop* L);
+  void chargeLikelyAtLatch(llvm::Loop* L, LoopPlan& p);
   bool findIV(llvm::Loop* L, LoopPlan& p, uint64_t stride);
   bool canVersion(llvm::Loop* L, LoopPlan& p);
   void versionLoop(llvm::Loop* L, LoopPlan& p);
@@ -150,6 +161,8 @@ class LoopPlanner {
   std::map<llvm::Loop*, LoopPlan> plans_;
   llvm::SmallVector<llvm::Loop*, 16> postorder_;
   llvm::AllocaInst* budget_ = nullptr;
+  std::unique_ptr<llvm::BlockFrequencyInfo> bfi_;  // for chargeLikelyAtLatch, built on first use
+  std::unique_ptr<llvm::BranchProbabilityInfo> bpi_;
   llvm::AllocaInst* flagSlot_ = nullptr;
   llvm::SmallVector<llvm::AllocaInst*, 4> leftSlots_;
   bool markingPollNest_ = false;  // apply(): the loop being rewritten is in a polled nest

@@ -5,7 +5,9 @@
 ; test), so the probe's IV values are x's, `probe.first = (i - 1) + left`, and the latch
 ; tests `j >= min(last, probe.at)`. Only quanta.hit tells the end from a probe. The word
 ; exit saves `probe.at - (j - 1)` for the next entry; the latch's end saves
-; `probe.at - j`, one step when it is 0 (an add of the compare, no select). Body cost 9,
+; `probe.at - j`, one step when it is 0 (an add of the compare, no select). A constant
+; off is kept in the saved distance (it holds `probe.at - iv`), so the entry's add and the
+; word exit's subtract are one instruction each. Body cost 9,
 ; B = 600: stride 64, at most 64 * 64 = 4096 steps ahead, and `last` < 2^32 cannot wrap
 ; that far. Before, the probe had a compare of its own on the IV's next value: +3
 ; instructions a byte in word_count (two IVs kept).
@@ -16,24 +18,26 @@
 
 ; CHECK-LABEL: define i64 @words(
 ; CHECK: outer:
-; CHECK: %quanta.left.0 = phi i64 [ 64, %entry ], [ [[CARRIED:%.*]], %{{.*}} ]
-; CHECK: %quanta.probe.base = add i64 %i, -1
-; CHECK-NEXT: %quanta.probe.first = add i64 %quanta.probe.base, %quanta.left.0
+;   the constant off is folded into the carried distance: it starts at 64 - 1
+; CHECK: %quanta.left.0 = phi i64 [ 63, %entry ], [ [[CARRIED:%.*]], %{{.*}} ]
+; CHECK: %quanta.probe.first = add i64 %i, %quanta.left.0
 ; CHECK-NEXT: %quanta.limit.next = call i64 @llvm.smin.i64(i64 %last, i64 %quanta.probe.first)
 ; CHECK: word.latch:
 ; CHECK-NOT: icmp slt i64 %j, %last
 ; CHECK: %quanta.at.limit = icmp sge i64 %j, %quanta.limit
 ; CHECK-NEXT: br i1 %quanta.at.limit, label %quanta.hit, label %word
-;   the word exit: x's value before this iteration's test is j - 1
+;   the word exit: x's value before this iteration's test is j - 1, so the distance
+;   is probe.at - (j - 1), kept as that plus off: one subtract
 ; CHECK: found:
-; CHECK: [[BEFORE:%.*]] = add i64 %j, -1
-; CHECK-NEXT: [[CARRIED]] = sub i64 %quanta.probe.at, [[BEFORE]]
+; CHECK-NOT: add i64 %j, -1
+; CHECK: [[CARRIED]] = sub i64 %quanta.probe.at, %j
 ; CHECK: quanta.hit:
 ; CHECK-NEXT: %quanta.iv = call i64 asm "", "=r,0"(i64 %j)
 ; CHECK-NEXT: [[LEFT:%.*]] = sub i64 %quanta.probe.at, %quanta.iv
 ; CHECK-NEXT: [[DUE:%.*]] = icmp eq i64 [[LEFT]], 0
 ; CHECK-NEXT: [[ONE:%.*]] = zext i1 [[DUE]] to i64
-; CHECK-NEXT: add i64 [[LEFT]], [[ONE]]
+; CHECK-NEXT: [[CLAMPED:%.*]] = add i64 [[LEFT]], [[ONE]]
+; CHECK-NEXT: add i64 [[CLAMPED]], -1
 ; CHECK-NEXT: %quanta.end = icmp sge i64 %quanta.iv, %last
 ; CHECK-NEXT: br i1 %quanta.end, label %done.loopexit, label %quanta.probe
 ; CHECK: quanta.probe:
@@ -126,4 +130,44 @@ outer.latch:
 done:
   %r = phi i64 [ %h.next, %word.latch ], [ %i.after, %outer.latch ]
   ret i64 %r
+}
+
+; A step of 3 (histogram's `i < n; i += 3`, tested on i + 3): the probe's values stay on
+; the tested value's lattice (first = 0 + 64 * 3), so the relational limit is met exactly
+; and "due now" saves a whole step (a select: adc's one would leave the lattice). Before,
+; the probe had a compare of its own and loop strength reduction a second IV: +5
+; instructions a pixel.
+; CHECK-LABEL: define i64 @pixels(
+; CHECK: %quanta.probe.first = add i64 0, 192
+; CHECK-NEXT: %quanta.limit.next = call i64 @llvm.umin.i64(i64 50331648, i64 %quanta.probe.first)
+; CHECK: loop:
+; CHECK-NOT: %quanta.fire
+; CHECK: %quanta.at.limit = icmp uge i64 %i.next, %quanta.limit
+; CHECK-NEXT: br i1 %quanta.at.limit, label %quanta.hit, label %loop
+; CHECK: quanta.hit:
+; CHECK-NEXT: %quanta.iv = call i64 asm "", "=r,0"(i64 %i.next)
+; CHECK-NEXT: [[LEFT:%.*]] = sub i64 %quanta.probe.at, %quanta.iv
+; CHECK-NEXT: [[DUE:%.*]] = icmp eq i64 [[LEFT]], 0
+; CHECK-NEXT: select i1 [[DUE]], i64 3, i64 [[LEFT]]
+; CHECK: quanta.probe:
+; CHECK: %quanta.probe.next = add i64 %quanta.iv,
+; CHECK-NEXT: call i64 @llvm.umin.i64(i64 50331648, i64 %quanta.probe.next)
+
+define i64 @pixels(ptr %img, ptr %counts) {
+entry:
+  br label %loop
+loop:
+  %i = phi i64 [ 0, %entry ], [ %i.next, %loop ]
+  %p = getelementptr inbounds i8, ptr %img, i64 %i
+  %c = load i8, ptr %p
+  %z = zext i8 %c to i64
+  %q = getelementptr inbounds i32, ptr %counts, i64 %z
+  %old = load i32, ptr %q
+  %new = add i32 %old, 1
+  store i32 %new, ptr %q
+  %i.next = add nuw i64 %i, 3
+  %more = icmp ult i64 %i.next, 50331648
+  br i1 %more, label %loop, label %done
+done:
+  ret i64 %i.next
 }

@@ -38,3 +38,28 @@ void HANDLER(locked_handler)(void* arg) {
   r->result = mix(x, r->rounds);
   r->epoch_at_end = *r->epoch;
 }
+
+/* Steps of 3 (histogram's pixels): the loop tests `i < n` on a value that moves 3 at a time
+ * and shares that test with its probe. */
+void HANDLER(stride_handler)(void* arg) {
+  struct stride_request* r = (struct stride_request*)arg;
+  uint64_t s = 0;
+  for (uint64_t i = 0; i < r->n; i += 3) s = s * 31 + r->bytes[i];
+  r->result = s;
+}
+
+/* The same over short rows, each read every third byte up to its end or a zero byte: the
+ * stepping loop is entered once per row, so its probe's distance is carried across entries
+ * (and saved at both exits). Rows overlap: each starts one byte after the last. */
+void HANDLER(stride_rows_handler)(void* arg) {
+  struct stride_request* r = (struct stride_request*)arg;
+  uint64_t s = 0;
+  for (uint64_t start = 0; start + r->row <= r->n; start++) {
+    uint64_t end = start + r->row;
+    for (uint64_t j = start; j < end; j += 3) {
+      if (!r->bytes[j]) break;
+      s = s * 31 + r->bytes[j];
+    }
+  }
+  r->result = s;
+}

@@ -23,13 +23,24 @@ struct locked_request {
   uint64_t epoch_at_lock, epoch_at_unlock, epoch_at_end;
 };
 
+struct stride_request {
+  const unsigned char* bytes;
+  uint64_t n;
+  uint64_t row;  /* stride_rows_handler: bytes per row */
+  uint64_t result;
+};
+
 #ifndef HANDLER
 #define HANDLER(name) name
 #endif
 
 void spin_handler(void* arg);
 void locked_handler(void* arg);
+void stride_handler(void* arg);
+void stride_rows_handler(void* arg);
 void plain_spin_handler(void* arg);
+void plain_stride_handler(void* arg);
+void plain_stride_rows_handler(void* arg);
 void plain_locked_handler(void* arg);
 /* scanner_fixed.c: fixed clock strides, probes counted in quanta_stat_probes_executed. */
 uint64_t count_words(const char* text, uint64_t n);

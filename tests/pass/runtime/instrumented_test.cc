@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "handlers.h"
 #include "quanta/fn.h"
@@ -80,6 +81,49 @@ TEST(InstrumentedHandler, NotPreemptedWhileHoldingALock) {
   plain_locked_handler(&p);
   EXPECT_EQ(r.result, p.result);
   quanta_fn_destroy(f);
+}
+
+// Runs `handler` on `r` to completion in 2 µs quanta; returns how many times it yielded.
+uint64_t RunPreempted(void (*handler)(void*), void* r) {
+  quanta_fn* f = quanta_fn_launch(handler, r, quantum(), 0);
+  EXPECT_NE(f, nullptr);
+  if (!f) return 0;
+  while (!quanta_fn_completed(f)) quanta_fn_resume(f, quantum());
+  uint64_t yields = quanta_fn_yields(f);
+  quanta_fn_destroy(f);
+  return yields;
+}
+
+std::vector<unsigned char> StrideBytes(uint64_t n) {
+  std::vector<unsigned char> bytes(n);
+  uint64_t x = 12345;
+  for (auto& b : bytes) {
+    x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+    b = static_cast<unsigned char>(x >> 56);  // zero about once in 256 bytes
+  }
+  return bytes;
+}
+
+// A loop stepping by 3 whose `i < n` test is shared with its adaptive probe: the probe's
+// values stay on i's lattice, so it yields and the sum is the plain build's.
+TEST(InstrumentedStride, StepOfThreeSharesItsExitTest) {
+  std::vector<unsigned char> bytes = StrideBytes(48 << 20);
+  stride_request r{bytes.data(), bytes.size(), 0, 0};
+  EXPECT_GE(RunPreempted(stride_handler, &r), 10u);
+  stride_request p{bytes.data(), bytes.size(), 0, 0};
+  plain_stride_handler(&p);
+  EXPECT_EQ(r.result, p.result);
+}
+
+// The same loop entered once per 60-byte row, leaving at a zero byte or the row's end:
+// the distance to the next probe is carried across entries in steps of 3.
+TEST(InstrumentedStride, StepOfThreeCarriesItsDistanceAcrossEntries) {
+  std::vector<unsigned char> bytes = StrideBytes(1 << 20);
+  stride_request r{bytes.data(), bytes.size(), 60, 0};
+  EXPECT_GE(RunPreempted(stride_rows_handler, &r), 10u);
+  stride_request p{bytes.data(), bytes.size(), 60, 0};
+  plain_stride_rows_handler(&p);
+  EXPECT_EQ(r.result, p.result);
 }
 
 // Scans `text` with the fixed-stride scanner: it must count `words` and reach at least one
