@@ -3,7 +3,10 @@
 //    point, after vectorization and unrolling, so probes neither block the vectorizer nor
 //    get duplicated by the unroller. The mode comes from -mllvm -quanta-mode or QUANTA_MODE.
 //  - opt: -load-pass-plugin=libquanta-pass.so -passes=quanta-clock (or quanta-flag,
-//    quanta-counter, quanta for the configured mode, quanta-locks for bracketing only).
+//    quanta-counter, quanta for the configured mode, quanta-locks for bracketing only;
+//    quanta-chase-rolling, a function pass, for the clock mode's early step alone).
+//  Clock mode also adds ChaseRollingPass at the vectorizer-start extension point.
+#include "ChaseRolling.h"
 #include "QuantaPass.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Passes/PassPlugin.h"
@@ -11,6 +14,10 @@
 using namespace llvm;
 
 static void registerCallbacks(PassBuilder& PB) {
+  // Before the vectorizer and the runtime unroller (see ChaseRolling.h).
+  PB.registerVectorizerStartEPCallback([](FunctionPassManager& FPM, OptimizationLevel) {
+    FPM.addPass(quanta::ChaseRollingPass());
+  });
   PB.registerOptimizerLastEPCallback([](ModulePassManager& MPM, OptimizationLevel) {
     MPM.addPass(quanta::QuantaPass());
   });
@@ -22,6 +29,12 @@ static void registerCallbacks(PassBuilder& PB) {
         else if (name == "quanta-counter") MPM.addPass(quanta::QuantaPass(quanta::Mode::Counter));
         else if (name == "quanta-locks") MPM.addPass(quanta::QuantaPass(quanta::Mode::None, true));
         else return false;
+        return true;
+      });
+  PB.registerPipelineParsingCallback(
+      [](StringRef name, FunctionPassManager& FPM, ArrayRef<PassBuilder::PipelineElement>) {
+        if (name != "quanta-chase-rolling") return false;
+        FPM.addPass(quanta::ChaseRollingPass(/*forced=*/true));
         return true;
       });
 }
