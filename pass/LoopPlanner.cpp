@@ -113,9 +113,14 @@ uint64_t LoopPlanner::computeMandatoryCost(Loop* L) const {
   return std::max<uint64_t>(c, 1);
 }
 
-// Adaptive budgets: the blocks that the static branch estimates (no profile here) give at
-// least half the header's frequency are charged at the latch. word_count's word loop:
-// five subtracts a word became one.
+// Adaptive budgets: the optional blocks that the static branch estimates (no profile here)
+// give at least half the latch's frequency are charged by the latch (word_count's outer
+// loop: five subtracts a word became one). Relative to the latch, which pays the charge,
+// not to the header: an exit the estimates overrate (the end of the text, in word_count's
+// first inner loop) lowers the header's ratio to every block after it, not the latch's.
+// Cheapest first, while they add at most the mandatory cost: an iteration that skips them
+// all is over-charged at most twice, and a rare expensive branch the estimates cannot tell
+// from a common one (50/50 without a profile) still charges itself.
 void LoopPlanner::chargeLikelyAtLatch(Loop* L, LoopPlan& p) {
   BasicBlock* latch = L->getLoopLatch();
   if (!AP_ || !OptChargeLikely || !latch) return;
@@ -123,23 +128,24 @@ void LoopPlanner::chargeLikelyAtLatch(Loop* L, LoopPlan& p) {
     bpi_ = std::make_unique<BranchProbabilityInfo>(F_, LI_);
     bfi_ = std::make_unique<BlockFrequencyInfo>(F_, *bpi_, LI_);
   }
-  // Relative to the latch, which pays the charge: an exit the estimates overrate (the end
-  // of the text, in word_count's first inner loop) lowers the header's ratio to every block
-  // after it, not the latch's.
-  // Cheapest first, while they add at most the mandatory cost: an iteration that skips
-  // them all is over-charged at most twice, and a rare expensive branch the estimates
-  // cannot tell from a common one (50/50 without a profile) still charges itself.
   uint64_t perLatch = bfi_->getBlockFreq(latch).getFrequency();
-  SmallVector<std::pair<uint64_t, BasicBlock*>, 8> likely;
+  struct Likely {
+    uint64_t charge;
+    unsigned order;  // in L's block list: equal charges keep it
+    BasicBlock* BB;
+  };
+  SmallVector<Likely, 8> likely;
   for (BasicBlock* BB : L->blocks()) {
     if (LI_.getLoopFor(BB) != L || DT_.dominates(BB, latch)) continue;
     if (2 * bfi_->getBlockFreq(BB).getFrequency() < perLatch) continue;
-    if (uint64_t c = blockCharge(L, BB)) likely.push_back({c, BB});
+    if (uint64_t c = blockCharge(L, BB)) likely.push_back({c, unsigned(likely.size()), BB});
   }
-  llvm::stable_sort(likely, [](const auto& a, const auto& b) { return a.first < b.first; });
+  llvm::sort(likely, [](const Likely& a, const Likely& b) {
+    return a.charge != b.charge ? a.charge < b.charge : a.order < b.order;
+  });
   const uint64_t mandatory = p.mandatoryCost;
   uint64_t added = 0;
-  for (auto [c, BB] : likely) {
+  for (auto [c, order, BB] : likely) {
     if (added + c > mandatory) break;
     added += c;
     p.chargedAtLatch.insert(BB);
@@ -566,11 +572,12 @@ bool LoopPlanner::matchExitTest(Loop* L, BasicBlock* latch, const LoopPlan& p, b
 // values are then shifted by `off`, and stay on x's lattice (x's first value plus steps),
 // so a relational limit is met exactly. (A scanner's word loop, `while (i < n && s[i] !=
 // ' ')`: its hot path had a compare of its own for the probe and kept the IV twice, +3
-// instructions a byte. histogram's `i < n; i += 3`: +5 instructions a pixel.) Where a relational test provably cannot wrap `gap` steps past its
-// end, its adds wrap freely: from a start already past the end, a wrapped first probe
-// still ends the entry at its first test (it is reached at once), and what is saved for
-// the next entry is a difference, exact modulo the width. Otherwise (a full-width `n`)
-// they saturate, which can only bring a probe nearer.
+// instructions a byte. histogram's `i < n; i += 3`: +5 instructions a pixel.) Where a
+// relational test provably cannot wrap `gap` steps past its end, its adds wrap freely:
+// from a start already past the end, a wrapped first probe still ends the entry at its
+// first test (it is reached at once), and what is saved for the next entry is a
+// difference, exact modulo the width. Otherwise (a full-width `n`) they saturate, which
+// can only bring a probe nearer.
 bool LoopPlanner::adaptiveExitLatch(Loop* L, LoopPlan& p, BasicBlock* latch) {
   // Clock: the adaptive site. Flag: a fixed stride, with only the distance kept across
   // entries (one word on the stack), except under a parent that polls on every iteration:
