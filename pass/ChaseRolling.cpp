@@ -50,11 +50,14 @@ static void disableUnroll(Loop* L) {
 }
 
 PreservedAnalyses ChaseRollingPass::run(Function& F, FunctionAnalysisManager& FAM) {
-  if (!forced_) {
-    if (!OptChaseRolled) return PreservedAnalyses::all();
-    Config cfg = loadConfig();
-    if (cfg.mode != Mode::Clock || !cfg.adaptive) return PreservedAnalyses::all();
+  if (!enabled_) {  // once per pipeline: the configuration does not change within it
+    enabled_ = forced_;
+    if (!forced_ && OptChaseRolled) {
+      Config cfg = loadConfig();
+      enabled_ = cfg.mode == Mode::Clock && cfg.adaptive;
+    }
   }
+  if (!*enabled_) return PreservedAnalyses::all();
   if (F.isDeclaration() || F.hasFnAttribute("quanta_no_preempt")) return PreservedAnalyses::all();
   LoopInfo& LI = FAM.getResult<LoopAnalysis>(F);
   bool changed = false;

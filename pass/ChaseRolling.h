@@ -9,6 +9,8 @@
 // saves only a counter update per hop).
 #pragma once
 
+#include <optional>
+
 #include "llvm/IR/PassManager.h"
 
 namespace quanta {
@@ -23,6 +25,7 @@ class ChaseRollingPass : public llvm::PassInfoMixin<ChaseRollingPass> {
 
  private:
   bool forced_;  // opt -passes=quanta-chase-rolling: run whatever the configured mode
+  std::optional<bool> enabled_;  // decided on the first function
 };
 
 }  // namespace quanta

@@ -104,26 +104,27 @@ std::vector<unsigned char> StrideBytes(uint64_t n) {
   return bytes;
 }
 
+// Runs `handler` preempted over `n` pseudo-random bytes (rows of `row` bytes): it must
+// yield at least 10 times and compute what `plain` (the same code without the pass) does.
+void ExpectStridePreemptedLikePlain(void (*handler)(void*), void (*plain)(void*), uint64_t n, uint64_t row) {
+  std::vector<unsigned char> bytes = StrideBytes(n);
+  stride_request r{bytes.data(), bytes.size(), row, 0};
+  EXPECT_GE(RunPreempted(handler, &r), 10u);
+  stride_request p{bytes.data(), bytes.size(), row, 0};
+  plain(&p);
+  EXPECT_EQ(r.result, p.result);
+}
+
 // A loop stepping by 3 whose `i < n` test is shared with its adaptive probe: the probe's
 // values stay on i's lattice, so it yields and the sum is the plain build's.
 TEST(InstrumentedStride, StepOfThreeSharesItsExitTest) {
-  std::vector<unsigned char> bytes = StrideBytes(48 << 20);
-  stride_request r{bytes.data(), bytes.size(), 0, 0};
-  EXPECT_GE(RunPreempted(stride_handler, &r), 10u);
-  stride_request p{bytes.data(), bytes.size(), 0, 0};
-  plain_stride_handler(&p);
-  EXPECT_EQ(r.result, p.result);
+  ExpectStridePreemptedLikePlain(stride_handler, plain_stride_handler, 48 << 20, 0);
 }
 
 // The same loop entered once per 60-byte row, leaving at a zero byte or the row's end:
 // the distance to the next probe is carried across entries in steps of 3.
 TEST(InstrumentedStride, StepOfThreeCarriesItsDistanceAcrossEntries) {
-  std::vector<unsigned char> bytes = StrideBytes(1 << 20);
-  stride_request r{bytes.data(), bytes.size(), 60, 0};
-  EXPECT_GE(RunPreempted(stride_rows_handler, &r), 10u);
-  stride_request p{bytes.data(), bytes.size(), 60, 0};
-  plain_stride_rows_handler(&p);
-  EXPECT_EQ(r.result, p.result);
+  ExpectStridePreemptedLikePlain(stride_rows_handler, plain_stride_rows_handler, 1 << 20, 60);
 }
 
 // Scans `text` with the fixed-stride scanner: it must count `words` and reach at least one
