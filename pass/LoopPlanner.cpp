@@ -268,6 +268,8 @@ void LoopPlanner::plan() {
     plans_[L] = p;
   }
   shareExitTestsUnderPolls();
+  // A chain's second loop relies on its shared exit test and its folded offset.
+  if (OptMergeExit && OptFoldOffset) chainScans();
 }
 
 // A loop directly inside a polled loop starts a whole stride on each entry, so a probe
@@ -558,6 +560,16 @@ bool LoopPlanner::matchExitTest(Loop* L, BasicBlock* latch, const LoopPlan& p, b
   return exp.isSafeToExpandAt(t.start, L->getLoopPreheader()->getTerminator());
 }
 
+// Which of adaptiveExitLatch's forms L's latch takes (None: ivLatch's compare of its own).
+ExitShare LoopPlanner::exitShare(Loop* L, const LoopPlan& p, BasicBlock* latch, bool freshStride,
+                                 ExitTest& t) const {
+  if (matchExitTest(L, latch, p, /*general=*/freshStride, t)) return ExitShare::Narrow;
+  if (freshStride || !matchExitTest(L, latch, p, /*general=*/true, t, AP_ ? maxGap(p.stride) : p.stride))
+    return ExitShare::None;
+  if (t.x->getType() != p.iv->getType() || t.step != p.step) return ExitShare::None;
+  return ExitShare::Shifted;
+}
+
 // A counted loop whose latch exits on iv.next == end already compares the IV on every
 // iteration: the probe shares that compare. The latch tests iv.next == limit, where limit
 // is whichever of end and probe.at comes first; only when it hits does a block off the hot
@@ -586,13 +598,9 @@ bool LoopPlanner::adaptiveExitLatch(Loop* L, LoopPlan& p, BasicBlock* latch) {
   const bool freshStride = !AP_ && L->getParentLoop() && planFor(L->getParentLoop())->kind == LoopPlan::Poll;
   const bool charge = chargesParent(L);
   ExitTest t;
-  bool shifted = false;  // a general test under a tracked probe: x = iv + off
-  if (!matchExitTest(L, latch, p, /*general=*/freshStride, t)) {
-    if (freshStride || !matchExitTest(L, latch, p, /*general=*/true, t, AP_ ? maxGap(p.stride) : p.stride))
-      return false;
-    if (t.x->getType() != p.iv->getType() || t.step != p.step) return false;
-    shifted = true;
-  }
+  const ExitShare form = exitShare(L, p, latch, freshStride, t);
+  if (form == ExitShare::None) return false;
+  const bool shifted = form == ExitShare::Shifted;  // a general test under a tracked probe: x = iv + off
   const bool saturate = shifted && t.stay != ICmpInst::ICMP_NE && !t.noWrapFromEnd;
   BranchInst* br = t.br;
   Value* end = t.end;
@@ -614,14 +622,20 @@ bool LoopPlanner::adaptiveExitLatch(Loop* L, LoopPlan& p, BasicBlock* latch) {
     off = exp.expandCodeFor(o, ty, pre->getTerminator());
     constOff = dyn_cast<SCEVConstant>(o);
   }
-  Value* site = AP_ ? AP_->newSite(F_, p.stride) : nullptr;
   // A constant `off` (a scanner's `i < n` tested before the increment: -1) is folded into
   // the distance kept across entries: the slot holds `probe.at - iv` rather than
   // `probe.at - x`, so an entry adds it to the IV's start and an exit subtracts the IV,
   // one instruction each instead of two (word_count: each word enters and leaves).
   const bool foldOff = constOff && !saturate && !freshStride && !charge && OptFoldOffset;
   const int64_t offC = foldOff ? constOff->getAPInt().getSExtValue() : 0;
-  AllocaInst* slot = freshStride || charge ? nullptr : leftSlot(int64_t(p.stride) * p.step + offC);
+  // A scan chain's loop keeps the chain's slot when it means what this test counts: from
+  // the IV's next value (narrow) or from the IV before the step (offset -step folded).
+  ScanChain* chain = chainOf(L);
+  if (chain && !(chain->beforeStep ? foldOff && offC == -p.step : !shifted)) chain = nullptr;
+  Value* site = chain ? chain->site : AP_ ? AP_->newSite(F_, p.stride) : nullptr;
+  AllocaInst* slot = chain                    ? chain->slot
+                     : freshStride || charge ? nullptr
+                                              : leftSlot(int64_t(p.stride) * p.step + offC);
   const bool ahead = !freshStride;  // the next probe's IV value is tracked (probe.at, limit)
   Constant* step = ConstantInt::get(ty, t.step, /*isSigned=*/true);
   IRBuilder<> PB(pre->getTerminator());
@@ -638,6 +652,7 @@ bool LoopPlanner::adaptiveExitLatch(Loop* L, LoopPlan& p, BasicBlock* latch) {
     else
       first = saturate ? stepsAhead(PB, PB.CreateAdd(base, step), t, PB.CreateSub(left0, step), "quanta.probe.first")
                        : PB.CreateAdd(base, left0, "quanta.probe.first");
+    if (chain) toSimplify_.push_back(first);
     limit0 = nearerLimit(PB, base, t, first);
   } else {
     // The tested value's first value, where the first stride starts.
@@ -832,9 +847,14 @@ void LoopPlanner::ivLatch(Loop* L, LoopPlan& p, BasicBlock* latch) {
   const SmallVector<BasicBlock*, 4> otherExits = exitingBlocksBesides(L, latch);
   BasicBlock* pre = L->getLoopPreheader();
   Type* ty = p.ivNext->getType();
-  Value* site = AP_ ? AP_->newSite(F_, p.stride) : nullptr;
   const bool charge = chargesParent(L);
-  AllocaInst* slot = charge ? nullptr : leftSlot(int64_t(p.stride) * p.step);
+  // A loop probes when its stepped IV reaches probe.at; in a scan chain whose other loop's
+  // shared exit test is on the IV before the step, when that IV does: one meaning for the
+  // one slot (ScanChain::beforeStep).
+  ScanChain* chain = chainOf(L);
+  Value* tested = chain && chain->beforeStep ? static_cast<Value*>(p.iv) : p.ivNext;
+  Value* site = chain ? chain->site : AP_ ? AP_->newSite(F_, p.stride) : nullptr;
+  AllocaInst* slot = chain ? chain->slot : charge ? nullptr : leftSlot(int64_t(p.stride) * p.step);
   IRBuilder<> PB(pre->getTerminator());
   Constant* step = ConstantInt::get(ty, p.step, /*isSigned=*/true);
   Value* left = slot ? PB.CreateTrunc(PB.CreateLoad(PB.getInt64Ty(), slot, "quanta.probe.left"), ty)
@@ -845,12 +865,12 @@ void LoopPlanner::ivLatch(Loop* L, LoopPlan& p, BasicBlock* latch) {
   PHINode* at = PHINode::Create(ty, 2, "quanta.probe.at", header->begin());
   Instruction* term = latch->getTerminator();
   IRBuilder<> B(term);
-  Value* fire = B.CreateICmpEQ(p.ivNext, at, "quanta.fire");
+  Value* fire = B.CreateICmpEQ(tested, at, "quanta.fire");
   Instruction* then = SplitBlockAndInsertIfThen(fire, term, false, PE_.unlikely());
   IRBuilder<> T(then);
   Value* gap = site ? AP_->probe(T, site, p.stride, maxGap(p.stride), T.getInt64(0)) : T.getInt64(p.stride);
   Value* ahead = T.CreateMul(T.CreateZExtOrTrunc(gap, ty), step);
-  Value* next = T.CreateAdd(p.ivNext, ahead, "quanta.probe.next");
+  Value* next = T.CreateAdd(tested, ahead, "quanta.probe.next");
   if (!site) mark(then);
   BasicBlock* tail = term->getParent();
   PHINode* merged = PHINode::Create(ty, 2, "quanta.probe.at.next", tail->begin());

@@ -150,6 +150,7 @@ PreservedAnalyses QuantaPass::run(Module& M, ModuleAnalysisManager& MAM) {
     if (!slots.empty()) {
       DominatorTree freshDT(F);
       PromoteMemToReg(slots, freshDT);
+      loops.simplifyAfterPromotion();
     }
     FAM.invalidate(F, PreservedAnalyses::none());
   }

@@ -38,9 +38,11 @@ void spin_handler(void* arg);
 void locked_handler(void* arg);
 void stride_handler(void* arg);
 void stride_rows_handler(void* arg);
+void words_handler(void* arg);
 void plain_spin_handler(void* arg);
 void plain_stride_handler(void* arg);
 void plain_stride_rows_handler(void* arg);
+void plain_words_handler(void* arg);
 void plain_locked_handler(void* arg);
 /* scanner_fixed.c: fixed clock strides, probes counted in quanta_stat_probes_executed. */
 uint64_t count_words(const char* text, uint64_t n);

@@ -127,6 +127,12 @@ TEST(InstrumentedStride, StepOfThreeCarriesItsDistanceAcrossEntries) {
   ExpectStridePreemptedLikePlain(stride_rows_handler, plain_stride_rows_handler, 1 << 20, 60);
 }
 
+// A tokenizer's separator loop and word loop share one distance to the next probe (a scan
+// chain, clock mode): probes come in either loop, and the hash is the plain build's.
+TEST(InstrumentedStride, ScanChainSharesOneDistance) {
+  ExpectStridePreemptedLikePlain(words_handler, plain_words_handler, 8 << 20, 0);
+}
+
 // Scans `text` with the fixed-stride scanner: it must count `words` and reach at least one
 // probe per 256 bytes.
 void ExpectProbeEvery256Bytes(const std::string& text, uint64_t words) {
