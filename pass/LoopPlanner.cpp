@@ -860,6 +860,7 @@ void LoopPlanner::ivLatch(Loop* L, LoopPlan& p, BasicBlock* latch) {
   Value* left = slot ? PB.CreateTrunc(PB.CreateLoad(PB.getInt64Ty(), slot, "quanta.probe.left"), ty)
                      : ConstantInt::get(ty, int64_t(p.stride) * p.step, /*isSigned=*/true);
   Value* first = PB.CreateAdd(p.ivStart, left, "quanta.probe.first");
+  if (chain) toSimplify_.push_back(first);  // a chain's second loop may probe here too
 
   BasicBlock* header = L->getHeader();
   PHINode* at = PHINode::Create(ty, 2, "quanta.probe.at", header->begin());

@@ -51,6 +51,19 @@
 ; APART: %quanta.fire = icmp eq i64 %k.next, %quanta.probe.at
 ; APART: %quanta.probe.first{{[0-9]+}} = add i64 %k.lcssa, %quanta.left{{[0-9]+}}.0
 
+; Neither loop has an exit test to share (both on the low 32 bits): both compare their
+; stepped IV with probe.at, and the word loop, probing with a compare of its own, still
+; starts from the separator loop's probe position.
+; CHECK-LABEL: define i64 @words32(
+; CHECK: %quanta.left.0 = phi i64 [ 64, %entry ],
+; CHECK-NOT: %quanta.left{{[0-9]+}}
+; CHECK: %quanta.fire = icmp eq i64 %k.next, %quanta.probe.at
+; CHECK: word:
+; CHECK-NEXT: %quanta.probe.at{{[0-9]+}} = phi i64 [ %quanta.probe.at, %word.preheader ],
+; APART-LABEL: define i64 @words32(
+; APART: %quanta.left{{[0-9]+}}.0 = phi i64 [ 64, %entry ],
+; APART: %quanta.left.0 = phi i64 [ 64, %entry ],
+
 define i64 @tokens(ptr %b, i64 %n) {
 entry:
   br label %outer
@@ -150,3 +163,53 @@ done:
 }
 
 declare i64 @llvm.umax.i64(i64, i64)
+
+define i64 @words32(ptr %b, i32 %n32) {
+entry:
+  %n = zext i32 %n32 to i64
+  %last = add nsw i64 %n, -1
+  br label %outer
+outer:
+  %i = phi i64 [ 0, %entry ], [ %i.after, %outer.latch ]
+  %s = phi i64 [ 0, %entry ], [ %s.next, %outer.latch ]
+  br label %sep
+sep:
+  %k = phi i64 [ %i, %outer ], [ %k.next, %sep.latch ]
+  %pk = getelementptr inbounds i8, ptr %b, i64 %k
+  %ck = load i8, ptr %pk
+  %isSep = icmp eq i8 %ck, 32
+  br i1 %isSep, label %sep.latch, label %word.pre
+sep.latch:
+  %k.next = add nsw i64 %k, 1
+  %k.low = and i64 %k.next, 4294967295
+  %sep.done = icmp eq i64 %k.low, %n
+  br i1 %sep.done, label %done, label %sep
+word.pre:
+  %inText = icmp slt i64 %k, %last
+  br i1 %inText, label %word, label %outer.latch
+word:
+  %h = phi i64 [ 7, %word.pre ], [ %h.next, %word.latch ]
+  %j = phi i64 [ %k, %word.pre ], [ %j.next, %word.latch ]
+  %pj = getelementptr inbounds i8, ptr %b, i64 %j
+  %cj = load i8, ptr %pj
+  %isSpace = icmp eq i8 %cj, 32
+  br i1 %isSpace, label %outer.latch, label %word.latch
+word.latch:
+  %j.next = add nsw i64 %j, 1
+  %z = zext i8 %cj to i64
+  %x = xor i64 %h, %z
+  %h.next = mul i64 %x, 31
+  %j.low = and i64 %j.next, 4294967295
+  %word.done = icmp eq i64 %j.low, %n
+  br i1 %word.done, label %done, label %word
+outer.latch:
+  %i.after = phi i64 [ %k, %word.pre ], [ %j, %word ]
+  %hw = phi i64 [ 7, %word.pre ], [ %h, %word ]
+  %s.mul = mul i64 %s, 33
+  %s.next = add i64 %hw, %s.mul
+  %more.text = icmp slt i64 %i.after, %last
+  br i1 %more.text, label %outer, label %done
+done:
+  %r = phi i64 [ %s, %sep.latch ], [ %h.next, %word.latch ], [ %s.next, %outer.latch ]
+  ret i64 %r
+}
