@@ -37,6 +37,21 @@ static cl::opt<bool> OptFoldOffset("quanta-fold-offset", cl::init(true), cl::Hid
 static cl::opt<bool> OptChargeLikely("quanta-charge-likely-at-latch", cl::init(true), cl::Hidden,
                                      cl::desc("adaptive budgets: likely blocks are charged with the latch's cost"));
 
+// A loop whose dynamic children all keep the function's budget (and probe on it at their
+// own latches) may stride on its own IV: the bound then holds per probing level, as in
+// any nest. Charging the budget too costs the parent a subtract and branch on every
+// iteration, and where iterations overlap their cache misses (hash_lookup's outer loop,
+// one lookup each) an instruction added to an iteration costs its share of the misses in
+// flight: ~10% there. Not over strided children: those would then carry their distance
+// across entries instead of starting a fresh stride (flag mode: +0.5 points of
+// instructions on matmul, lu, kmeans, nbody), nor over a short-loop fast path, which
+// charges the budget for its parent to check.
+static cl::opt<bool> OptStrideOverChildren("quanta-stride-over-children", cl::init(true), cl::Hidden,
+                                           cl::desc("a loop whose children probe on their own strides on its IV"));
+
+static cl::opt<bool> OptPollYieldsToExit("quanta-flag-poll-yields-to-exit", cl::init(true), cl::Hidden,
+                                         cl::desc("flag: a loop over budgeted children shares its exit test rather than polling"));
+
 // Clone at most this many instructions for a short-loop fast path.
 static constexpr unsigned kMaxVersionedInsts = 400;
 
@@ -229,9 +244,14 @@ void LoopPlanner::plan() {
     LoopPlan p;
     p.iterCost = computeIterCost(L);
     uint64_t C = p.iterCost;
-    bool dynamicChildren = false;
-    for (Loop* child : L->getSubLoops())
-      if (planFor(child)->kind != LoopPlan::Static) dynamicChildren = true;
+    bool dynamicChildren = false, allBudgeted = true;
+    for (Loop* child : L->getSubLoops()) {
+      LoopPlan::Kind ck = planFor(child)->kind;
+      if (ck != LoopPlan::Static) dynamicChildren = true;
+      if (ck != LoopPlan::Static && ck != LoopPlan::Counter) allBudgeted = false;
+    }
+    // Whether L may count its own iterations (OptStrideOverChildren).
+    const bool ownCount = !dynamicChildren || (OptStrideOverChildren && allBudgeted);
 
     unsigned maxTrip = SE_.getSmallConstantMaxTripCount(L);
     uint64_t stride = nearPow2(bound_ / C);
@@ -248,7 +268,7 @@ void LoopPlanner::plan() {
       p.stride = stride;
       // Adaptive gaps grow to maxGap iterations: the IV must hold that without wrapping.
       uint64_t widest = AP_ ? maxGap(stride) : stride;
-      LoopPlan::Kind strided = (!dynamicChildren && !lopsided && findIV(L, p, widest)) ? LoopPlan::IVStride
+      LoopPlan::Kind strided = (ownCount && !lopsided && findIV(L, p, widest)) ? LoopPlan::IVStride
                                                                                         : LoopPlan::Counter;
       if (canVersion(L, p)) {
         p.kind = LoopPlan::Version;
@@ -257,7 +277,7 @@ void LoopPlanner::plan() {
         p.kind = strided;
       }
     }
-    if (p.kind != LoopPlan::Static && canPoll(L)) {
+    if (p.kind != LoopPlan::Static && canPoll(L) && !sharesExitOverChildren(L, p, dynamicChildren)) {
       p.kind = LoopPlan::Poll;
       BasicBlock* latch = L->getLoopLatch();
       p.pollAtLatch = OptFlagPollAt == PollAt::Latch ||
@@ -313,6 +333,16 @@ bool LoopPlanner::canPoll(Loop* L) const {
       branchy = true;
   }
   return branchy;
+}
+
+// Flag mode: a loop striding over budgeted children (OptStrideOverChildren) whose exit
+// test can carry its probe is not polled: the probe then adds nothing to an iteration,
+// where a poll adds a load, compare and branch (hash_lookup's outer loop: ~15% with the
+// poll; its iterations overlap their misses, so every instruction counts).
+bool LoopPlanner::sharesExitOverChildren(Loop* L, const LoopPlan& p, bool dynamicChildren) const {
+  if (!dynamicChildren || p.kind != LoopPlan::IVStride || !OptMergeExit || !OptPollYieldsToExit) return false;
+  ExitTest t;
+  return L->getLoopLatch() && exitShare(L, p, L->getLoopLatch(), /*freshStride=*/false, t) != ExitShare::None;
 }
 
 // Whether L is a polled loop or inside one: its probes read the flag pointer's register.

@@ -176,6 +176,7 @@ class LoopPlanner {
   // A loop's distance to its next probe while it is not running (an alloca until promoted).
   llvm::AllocaInst* leftSlot(int64_t initialLeft);
   bool canPoll(llvm::Loop* L) const;
+  bool sharesExitOverChildren(llvm::Loop* L, const LoopPlan& p, bool dynamicChildren) const;
   bool inPollNest(llvm::Loop* L) const;
   void pollFlag(llvm::Loop* L);
   // Drops a probe marker; inside a polled nest, one that reads the flag pointer's slot.
