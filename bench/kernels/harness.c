@@ -1,7 +1,10 @@
 /* Runs one kernel (linked in from a plain or an instrumented object) and prints one JSON
  * line: checksum, cycles of each timed run, static probe count, probes executed in one run
  * (counting builds only) and, with --timing, how accurately the probes end 2 µs quanta.
- * Never instrumented itself. Driven by quanta-bench-probes. */
+ * A timed instrumented build also carries the kernel's plain twin (kernel_run_plain,
+ * pass/Kernels.cmake): each timed run is then a pair, plain and instrumented back to back
+ * in alternating order, and the plain cycles are printed beside. Never instrumented
+ * itself. Driven by quanta-bench-probes. */
 #define _GNU_SOURCE
 #include <inttypes.h>
 #include <sched.h>
@@ -20,6 +23,9 @@ extern const uint64_t __start_quanta_probes[] __attribute__((weak));
 extern const uint64_t __stop_quanta_probes[] __attribute__((weak));
 /* Defined by objects compiled with -quanta-count-probes. */
 extern uint64_t quanta_stat_probes_executed __attribute__((weak));
+/* The plain twin, in timed instrumented builds only. */
+void kernel_init_plain(void) __attribute__((weak));
+uint64_t kernel_run_plain(void) __attribute__((weak));
 
 static uint64_t static_probes(void) {
   uint64_t n = 0;
@@ -81,15 +87,35 @@ int main(int argc, char** argv) {
     printf(",\"executed_probes\":%" PRIu64, quanta_stat_probes_executed);
   }
 
-  printf(",\"run_cycles\":[");
-  for (int r = 0; r < runs; r++) {
-    uint64_t t0 = quanta_read_tsc();
-    uint64_t c = kernel_run();
-    uint64_t t1 = quanta_read_tsc();
-    if (c != checksum) { fprintf(stderr, "checksum changed between runs\n"); return 1; }
-    printf("%s%" PRIu64, r ? "," : "", t1 - t0);
+  enum { MAX_RUNS = 1000 };
+  static uint64_t cycles[MAX_RUNS], plain_cycles[MAX_RUNS];
+  const int paired = runs > 0 && kernel_run_plain;
+  if (paired) {
+    kernel_init_plain();
+    uint64_t plain_sum = kernel_run_plain();  /* its warm-up */
+    if (plain_sum != checksum) { fprintf(stderr, "plain twin computes a different checksum\n"); return 1; }
+    printf(",\"plain_checksum\":\"%016" PRIx64 "\"", plain_sum);
   }
+  for (int r = 0; r < runs; r++) {
+    /* Pairs alternate which build goes first: neither always runs on the other's
+     * leftovers in the caches and predictors. */
+    for (int half = 0; half < 1 + paired; half++) {
+      int plain = paired && (half == (r & 1));
+      uint64_t t0 = quanta_read_tsc();
+      uint64_t c = plain ? kernel_run_plain() : kernel_run();
+      uint64_t t1 = quanta_read_tsc();
+      if (c != checksum) { fprintf(stderr, "checksum changed between runs\n"); return 1; }
+      *(plain ? &plain_cycles[r] : &cycles[r]) = t1 - t0;
+    }
+  }
+  printf(",\"run_cycles\":[");
+  for (int r = 0; r < runs; r++) printf("%s%" PRIu64, r ? "," : "", cycles[r]);
   printf("]");
+  if (paired) {
+    printf(",\"plain_run_cycles\":[");
+    for (int r = 0; r < runs; r++) printf("%s%" PRIu64, r ? "," : "", plain_cycles[r]);
+    printf("]");
+  }
 
   if (timing_us > 0) {
     uint64_t quantum = (uint64_t)(timing_us * quanta_tsc_per_us());

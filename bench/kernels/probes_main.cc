@@ -1,15 +1,18 @@
 // quanta-bench-probes: probe density, overhead and yield timing of the pass's modes on
-// the kernel suite (bench/kernels/*.c). For each kernel it runs the plain build and the
-// clock, flag and counter builds (interleaved, median of --runs), checks that every build
-// computes the same checksum, and reports static and executed probe counts and, under the
+// the kernel suite (bench/kernels/*.c). For each kernel it runs the clock, flag and counter
+// builds (interleaved, --runs processes each), checks that every build computes the plain
+// build's checksum, and reports static and executed probe counts and, under the
 // preemptible-function runtime, how far each yield lands from the target quantum.
 //
-// Overhead on this VM is a noisy quantity: the host slows a whole process by up to 25% now
-// and then, in bursts that last longer than one run. So each process times the kernel
-// kTimedPerProcess times and keeps its fastest run, and beside the median over processes
-// the tool reports the median of the per-round ratios (builds of one round run back to back,
-// so a slow stretch of the host hits them alike) and the ratio of the fastest runs. Yield
-// timing is taken from the median-MAE one of three runs.
+// Overhead on this VM is a noisy quantity: the host slows a whole process by up to 2x now
+// and then, and where a process's pages land moves memory-bound kernels by several percent
+// for the life of the process. Separate plain and instrumented processes therefore
+// disagreed by up to 20 points on one kernel from one session to the next. So each timed
+// build carries the kernel's plain twin, and one process times kPairsPerProcess pairs,
+// plain and instrumented back to back (harness.c). A process's overhead is the median of
+// its pairs' ratios, a kernel's the median over processes (a plain-against-plain twin
+// measures within about 1% this way). Yield timing is taken from the median-MAE one of
+// three runs.
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -31,7 +34,7 @@ const std::vector<std::string> kAllKernels = {
     "matmul", "lu", "cholesky", "fft", "radix_sort", "kmeans", "pca", "histogram",
     "string_match", "word_count", "linear_regression", "hash_lookup", "pointer_chase", "nbody"};
 const std::vector<std::string> kAllModes = {"clock", "flag", "counter"};
-constexpr int kTimedPerProcess = 3;
+constexpr int kPairsPerProcess = 6;
 // Yield timing of one process moves with the host too (the same build's MAE ranges over 2x
 // from one process to the next on the dev VM): each build's timing run is repeated and
 // the run with the median MAE reported.
@@ -51,7 +54,7 @@ void usage(FILE* f) {
                "usage: quanta-bench-probes [options]\n"
                "  --format json|text   output format (default text)\n"
                "  --runs N             processes per build, interleaved (default 5, min 5); each\n"
-               "                       times the kernel 3 times and keeps its fastest run\n"
+               "                       times 6 pairs of runs, the plain twin and the build\n"
                "  --quantum-us US      target quantum for the yield-timing run (default 2)\n"
                "  --kernels a,b,...    subset of: ");
   for (auto& k : kAllKernels) std::fprintf(f, "%s ", k.c_str());
@@ -160,40 +163,46 @@ double median(std::vector<double> v) {
 int main(int argc, char** argv) {
   Options o = parse(argc, argv);
   json report;
-  report["config"] = {{"runs", o.runs},          {"quantum_us", o.quantum_us},
-                      {"kernel_dir", o.dir},      {"statistic", "per process the fastest of 3 timed runs; median over interleaved processes, median of per-round ratios, and fastest; yield timing from the run with the median MAE of 3"},
-                      {"kernels", o.kernels},     {"modes", o.modes}};
+  report["config"] = {{"runs", o.runs},
+                      {"quantum_us", o.quantum_us},
+                      {"kernel_dir", o.dir},
+                      {"statistic", "per process the median ratio of " + std::to_string(kPairsPerProcess) +
+                                        " plain/instrumented pairs run in turn; median over interleaved "
+                                        "processes; and the ratio of the fastest runs; yield timing from "
+                                        "the run with the median MAE of 3"},
+                      {"kernels", o.kernels},
+                      {"modes", o.modes}};
   json kernels = json::array();
-  std::map<std::string, std::vector<double>> overheads, fastestOverheads, pairedOverheads, maes, p99ratio, preempted;
+  std::map<std::string, std::vector<double>> overheads, fastestOverheads, maes, p99ratio, preempted;
   bool allMatch = true;
+  auto fastest = [](const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); };
 
   for (const auto& k : o.kernels) {
     if (o.format == "text") std::fprintf(stderr, "running %s...\n", k.c_str());
-    // Interleave the builds round by round so that machine noise hits them alike.
-    std::map<std::string, std::vector<double>> cycles;
+    // Interleave the builds round by round so that slow stretches of the host spread over
+    // all of them.
+    std::map<std::string, std::vector<double>> ratios, cycles, plainCycles;
     std::map<std::string, json> last;
     for (int r = 0; r < o.runs; r++) {
-      for (const std::string& v : [&] {
-             std::vector<std::string> vs{"plain"};
-             vs.insert(vs.end(), o.modes.begin(), o.modes.end());
-             return vs;
-           }()) {
-        json j = runBuild(o, k, v, "--runs " + std::to_string(kTimedPerProcess));
-        std::vector<double> runs = j["run_cycles"].get<std::vector<double>>();
-        cycles[v].push_back(*std::min_element(runs.begin(), runs.end()));
-        last[v] = j;
+      for (const std::string& m : o.modes) {
+        json j = runBuild(o, k, m, "--runs " + std::to_string(kPairsPerProcess));
+        auto runs = j["run_cycles"].get<std::vector<double>>();
+        auto plain = j["plain_run_cycles"].get<std::vector<double>>();
+        std::vector<double> pairRatios;
+        for (size_t i = 0; i < runs.size(); i++) pairRatios.push_back(runs[i] / plain[i]);
+        ratios[m].push_back(median(pairRatios));
+        cycles[m].insert(cycles[m].end(), runs.begin(), runs.end());
+        plainCycles[m].insert(plainCycles[m].end(), plain.begin(), plain.end());
+        plainCycles["all"].insert(plainCycles["all"].end(), plain.begin(), plain.end());
+        last[m] = j;
       }
     }
-    double base = median(cycles["plain"]);
-    // Beside the median: the fastest run of each build. This VM makes the same process run
-    // 25% slower now and then (host noise only ever adds time), so comparing fastest runs
-    // shows what the instrumentation itself costs when a median is still noise.
-    auto fastest = [](const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); };
-    double baseMin = fastest(cycles["plain"]);
+    const json plainSum = last[o.modes.front()]["plain_checksum"];
+    double base = median(plainCycles["all"]);
     json entry = {{"kernel", k},
-                  {"checksum", last["plain"]["checksum"]},
+                  {"checksum", plainSum},
                   {"plain_median_cycles", base},
-                  {"plain_min_cycles", baseMin}};
+                  {"plain_min_cycles", fastest(plainCycles["all"])}};
     for (const auto& m : o.modes) {
       // The counting build also runs under preemption: adaptive clock probes fire more
       // often near a deadline, so probes per quantum is part of what preemption costs.
@@ -207,25 +216,25 @@ int main(int argc, char** argv) {
       const json& timed = timings[kTimingRuns / 2];
       json maeRuns = json::array();
       for (const json& tj : timings) maeRuns.push_back(tj["timing"]["mae_cycles"]);
-      double med = median(cycles[m]);
-      bool match = last[m]["checksum"] == last["plain"]["checksum"] &&
-                   counted["checksum"] == last["plain"]["checksum"];
-      for (const json& tj : timings) match = match && tj["checksum"] == last["plain"]["checksum"];
+      bool match = last[m]["checksum"] == plainSum && last[m]["plain_checksum"] == plainSum &&
+                   counted["checksum"] == plainSum;
+      for (const json& tj : timings) match = match && tj["checksum"] == plainSum;
       allMatch = allMatch && match;
-      double ovh = 100.0 * (med / base - 1.0);
-      double ovhMin = 100.0 * (fastest(cycles[m]) / baseMin - 1.0);
-      std::vector<double> roundRatios;
-      for (size_t r = 0; r < cycles[m].size(); r++) roundRatios.push_back(cycles[m][r] / cycles["plain"][r]);
-      double ovhPaired = 100.0 * (median(roundRatios) - 1.0);
+      double ovh = 100.0 * (median(ratios[m]) - 1.0);
+      // Beside the median: the fastest instrumented run against the fastest plain one of the
+      // same processes (host noise only ever adds time).
+      double ovhMin = 100.0 * (fastest(cycles[m]) / fastest(plainCycles[m]) - 1.0);
+      json perProcess = json::array();
+      for (double x : ratios[m]) perProcess.push_back(100.0 * (x - 1.0));
       const json& t = timed["timing"];
       double quantum = t["quantum_cycles"].get<double>();
       json mj = {{"static_probes", last[m]["static_probes"]},
                  {"executed_probes", counted["executed_probes"]},
-                 {"median_cycles", med},
+                 {"median_cycles", median(cycles[m])},
                  {"overhead_pct", ovh},
+                 {"overhead_pct_per_process", perProcess},
                  {"min_cycles", fastest(cycles[m])},
                  {"overhead_of_fastest_pct", ovhMin},
-                 {"overhead_paired_pct", ovhPaired},
                  {"checksum_matches_plain", match},
                  {"timing", t},
                  {"mae_cycles_of_timing_runs", maeRuns}};
@@ -242,7 +251,6 @@ int main(int argc, char** argv) {
       entry["modes"][m] = mj;
       overheads[m].push_back(ovh);
       fastestOverheads[m].push_back(ovhMin);
-      pairedOverheads[m].push_back(ovhPaired);
       if (t["yields"].get<double>() > 0) {
         maes[m].push_back(t["mae_cycles"].get<double>());
         p99ratio[m].push_back(t["p99_interval_cycles"].get<double>() / quantum);
@@ -265,8 +273,6 @@ int main(int argc, char** argv) {
                             {"max_overhead_pct", maxOf(overheads[m])},
                             {"mean_overhead_of_fastest_pct", mean(fastestOverheads[m])},
                             {"max_overhead_of_fastest_pct", maxOf(fastestOverheads[m])},
-                            {"mean_overhead_paired_pct", mean(pairedOverheads[m])},
-                            {"max_overhead_paired_pct", maxOf(pairedOverheads[m])},
                             {"mean_mae_cycles", mean(maes[m])},
                             {"max_mae_cycles", maxOf(maes[m])},
                             {"mean_p99_over_quantum", mean(p99ratio[m])},
@@ -281,16 +287,15 @@ int main(int argc, char** argv) {
     std::printf("%s\n", report.dump(2).c_str());
   } else {
     std::printf("quanta-bench-probes: runs=%d (median), quantum=%.2f us\n", o.runs, o.quantum_us);
-    std::printf("%-18s %-8s %8s %12s %9s %9s %9s %9s %10s %8s %6s\n", "kernel", "mode", "static", "executed",
-                "overhead", "paired", "fastest", "MAE(cyc)", "p99/quant", "probes/q", "sum-ok");
+    std::printf("%-18s %-8s %8s %12s %9s %9s %9s %10s %8s %6s\n", "kernel", "mode", "static", "executed",
+                "overhead", "fastest", "MAE(cyc)", "p99/quant", "probes/q", "sum-ok");
     for (const auto& e : report["kernels"])
       for (const auto& m : o.modes) {
         const json& mj = e["modes"][m];
-        std::printf("%-18s %-8s %8lld %12lld %8.2f%% %8.2f%% %8.2f%% %9.0f %10.2f %8.1f %6s\n",
+        std::printf("%-18s %-8s %8lld %12lld %8.2f%% %8.2f%% %9.0f %10.2f %8.1f %6s\n",
                     e["kernel"].get<std::string>().c_str(), m.c_str(),
                     mj["static_probes"].get<long long>(), mj["executed_probes"].get<long long>(),
-                    mj["overhead_pct"].get<double>(), mj["overhead_paired_pct"].get<double>(),
-                    mj["overhead_of_fastest_pct"].get<double>(),
+                    mj["overhead_pct"].get<double>(), mj["overhead_of_fastest_pct"].get<double>(),
                     mj["timing"]["mae_cycles"].get<double>(),
                     mj["timing"]["p99_interval_cycles"].get<double>() /
                         mj["timing"]["quantum_cycles"].get<double>(),
@@ -299,9 +304,8 @@ int main(int argc, char** argv) {
       }
     for (const auto& m : o.modes) {
       const json& s = report["summary"][m];
-      std::printf("%-8s mean overhead %6.2f%%  max %6.2f%%  (paired: mean %6.2f%%  max %6.2f%%; fastest runs: mean %6.2f%%  max %6.2f%%)  mean MAE %7.0f cycles  max p99/quantum %.2f\n",
+      std::printf("%-8s mean overhead %6.2f%%  max %6.2f%%  (fastest runs: mean %6.2f%%  max %6.2f%%)  mean MAE %7.0f cycles  max p99/quantum %.2f\n",
                   m.c_str(), s["mean_overhead_pct"].get<double>(), s["max_overhead_pct"].get<double>(),
-                  s["mean_overhead_paired_pct"].get<double>(), s["max_overhead_paired_pct"].get<double>(),
                   s["mean_overhead_of_fastest_pct"].get<double>(), s["max_overhead_of_fastest_pct"].get<double>(),
                   s["mean_mae_cycles"].get<double>(), s["max_p99_over_quantum"].get<double>());
     }
