@@ -47,7 +47,7 @@ static cl::opt<bool> OptChargeLikely("quanta-charge-likely-at-latch", cl::init(t
 // instructions on matmul, lu, kmeans, nbody), nor over a short-loop fast path, which
 // charges the budget for its parent to check.
 static cl::opt<bool> OptStrideOverChildren("quanta-stride-over-children", cl::init(true), cl::Hidden,
-                                           cl::desc("a loop whose children probe on their own strides on its IV"));
+                                           cl::desc("a loop whose dynamic children all keep the budget strides on its IV"));
 
 static cl::opt<bool> OptPollYieldsToExit("quanta-flag-poll-yields-to-exit", cl::init(true), cl::Hidden,
                                          cl::desc("flag: a loop over budgeted children shares its exit test rather than polling"));
@@ -268,8 +268,8 @@ void LoopPlanner::plan() {
       p.stride = stride;
       // Adaptive gaps grow to maxGap iterations: the IV must hold that without wrapping.
       uint64_t widest = AP_ ? maxGap(stride) : stride;
-      LoopPlan::Kind strided = (ownCount && !lopsided && findIV(L, p, widest)) ? LoopPlan::IVStride
-                                                                                        : LoopPlan::Counter;
+      LoopPlan::Kind strided =
+          (ownCount && !lopsided && findIV(L, p, widest)) ? LoopPlan::IVStride : LoopPlan::Counter;
       if (canVersion(L, p)) {
         p.kind = LoopPlan::Version;
         p.slowKind = strided;

@@ -12,8 +12,10 @@
 //  Counter  a function-wide budget (SSA after promotion) starts at the bound; each latch
 //           subtracts the cost every iteration pays, each block only some iterations run
 //           subtracts its own, and once it goes negative the latch probes and refills it.
-//           Used for loops whose children report dynamic costs, loops without an induction
-//           variable, and loops whose common path costs less than half their longest.
+//           Used for loops whose children report dynamic costs (a short-loop fast path, a
+//           strided child; children that keep the budget themselves leave the parent on
+//           its IV), loops without an induction variable, and loops whose common path
+//           costs less than half their longest.
 //           Clock mode with adaptation: the refill is the adaptive gap, in cost units.
 //  Every    the body alone is at least half the bound: probe on each back-edge.
 //  Poll     flag mode, a loop with branches of its own and no calls: the flag is read on
