@@ -32,6 +32,8 @@ static cl::opt<bool> OptLockGuard("quanta-lock-guard",
 static cl::opt<bool> OptCountExec("quanta-count-probes",
                                   cl::desc("count executed probes in quanta_stat_probes_executed"));
 static cl::opt<bool> OptStats("quanta-stats", cl::desc("print probe counts per module to stderr"));
+static cl::opt<std::string> OptStatsFile("quanta-stats-file",
+                                         cl::desc("append the per-module probe counts to this file instead of stderr"));
 
 const char* modeName(Mode m) {
   switch (m) {
@@ -111,6 +113,15 @@ Config loadConfig() {
   c.lockGuard = pickBool(OptLockGuard, "QUANTA_LOCK_GUARD", c.lockGuard);
   c.countExec = pickBool(OptCountExec, "QUANTA_COUNT_PROBES", c.countExec);
   c.stats = pickBool(OptStats, "QUANTA_STATS", c.stats);
+  if (OptStatsFile.getNumOccurrences() && !OptStatsFile.empty()) {
+    c.statsFile = OptStatsFile;
+    c.statsFileSetting = "-quanta-stats-file";
+  } else if (const char* v = env("QUANTA_STATS_FILE")) {
+    c.statsFile = v;
+    c.statsFileSetting = "QUANTA_STATS_FILE";
+  }
+  // Naming a file asks for the numbers: QUANTA_STATS need not be set as well.
+  if (!c.statsFile.empty()) c.stats = true;
   return c;
 }
 

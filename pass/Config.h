@@ -36,8 +36,14 @@ struct Config {
   bool lockGuard = true;
   // Count every executed probe in the global quanta_stat_probes_executed (benchmarks).
   bool countExec = false;
-  // Print one summary line per module to stderr.
+  // Print one summary line per module (Stats.h): to stderr, or appended to statsFile.
   bool stats = false;
+  // Where the summary lines go instead of stderr; empty: stderr. Build systems such as
+  // configure scripts take any compiler stderr output as a failed check, so a build that
+  // wants the numbers collects them in a file.
+  std::string statsFile;
+  // The option or variable statsFile came from, for error messages.
+  std::string statsFileSetting;
 };
 
 // Reads the options and environment. Exits the compiler with a message naming the bad

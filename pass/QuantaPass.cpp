@@ -6,6 +6,7 @@
 #include "LoopPlanner.h"
 #include "Placement.h"
 #include "ProbeEmitter.h"
+#include "Stats.h"
 #include "llvm/Analysis/AssumptionCache.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/Module.h"
@@ -72,6 +73,17 @@ static void recordStaticCount(Module& M, Mode mode, unsigned probes) {
   GV->setSection("quanta_probes");
   GV->setAlignment(Align(8));
   appendToCompilerUsed(M, {GV});
+}
+
+static std::string statsLine(const Module& M, Mode mode, const ModuleStats& st) {
+  std::string line;
+  raw_string_ostream os(line);
+  os << "quanta-stats: module=" << M.getName() << " mode=" << modeName(mode)
+     << " functions=" << st.functions << " probes=" << st.probes << " lock_sites=" << st.lockSites
+     << " loops_static=" << st.loops.statics << " loops_versioned=" << st.loops.versioned
+     << " loops_iv=" << st.loops.ivStrided << " loops_counter=" << st.loops.counted
+     << " loops_every=" << st.loops.every << " loops_polled=" << st.loops.polled << "\n";
+  return line;
 }
 
 PreservedAnalyses QuantaPass::run(Module& M, ModuleAnalysisManager& MAM) {
@@ -158,12 +170,7 @@ PreservedAnalyses QuantaPass::run(Module& M, ModuleAnalysisManager& MAM) {
   if (!lockOnly_) recordStaticCount(M, cfg.mode, st.probes);
   M.addModuleFlag(Module::Max, "quanta.instrumented", lockOnly_ ? 0u : unsigned(cfg.mode));
 
-  if (cfg.stats)
-    errs() << "quanta-stats: module=" << M.getName() << " mode=" << modeName(cfg.mode)
-           << " functions=" << st.functions << " probes=" << st.probes
-           << " lock_sites=" << st.lockSites << " loops_static=" << st.loops.statics
-           << " loops_versioned=" << st.loops.versioned << " loops_iv=" << st.loops.ivStrided
-           << " loops_counter=" << st.loops.counted << " loops_every=" << st.loops.every << " loops_polled=" << st.loops.polled << "\n";
+  if (cfg.stats) emitStatsLine(M.getContext(), cfg, statsLine(M, cfg.mode, st));
   return PreservedAnalyses::none();
 }
 
