@@ -9,7 +9,8 @@
 
 namespace quanta {
 
-enum class Mode { None, Clock, Flag, Counter };
+// The numbers are written into each object's probe record (include/quanta/probe_record.h).
+enum class Mode { None = 0, Clock = 1, Flag = 2, Counter = 3 };
 
 const char* modeName(Mode m);
 

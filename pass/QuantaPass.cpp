@@ -6,6 +6,7 @@
 #include "LoopPlanner.h"
 #include "Placement.h"
 #include "ProbeEmitter.h"
+#include "ProbeRecord.h"
 #include "Stats.h"
 #include "llvm/Analysis/AssumptionCache.h"
 #include "llvm/IR/Constants.h"
@@ -62,18 +63,6 @@ struct ModuleStats {
   LoopStats loops;
 };
 }  // namespace
-
-// Static probe count of this object in section "quanta_probes", so a linked program can
-// sum its own probes between __start_quanta_probes and __stop_quanta_probes.
-static void recordStaticCount(Module& M, Mode mode, unsigned probes) {
-  if (!probes) return;
-  Type* i64 = Type::getInt64Ty(M.getContext());
-  auto* GV = new GlobalVariable(M, i64, true, GlobalValue::PrivateLinkage,
-                                ConstantInt::get(i64, probes), "__quanta_probe_count");
-  GV->setSection("quanta_probes");
-  GV->setAlignment(Align(8));
-  appendToCompilerUsed(M, {GV});
-}
 
 static std::string statsLine(const Module& M, Mode mode, const ModuleStats& st) {
   std::string line;
@@ -167,7 +156,15 @@ PreservedAnalyses QuantaPass::run(Module& M, ModuleAnalysisManager& MAM) {
     FAM.invalidate(F, PreservedAnalyses::none());
   }
   PE.finish();
-  if (!lockOnly_) recordStaticCount(M, cfg.mode, st.probes);
+  // Every module with instrumented functions gets a record, with no probes too (all its
+  // functions were short), so a binary tells which of its objects went through the pass.
+  // A lock-bracketing-only run records mode 0: it has lock sites and no probe kind.
+  ProbeRecordCounts rec;
+  rec.mode = lockOnly_ ? 0 : uint16_t(cfg.mode);
+  rec.probes = st.probes;
+  rec.lockSites = st.lockSites;
+  rec.functions = st.functions;
+  emitProbeRecord(M, rec);
   M.addModuleFlag(Module::Max, "quanta.instrumented", lockOnly_ ? 0u : unsigned(cfg.mode));
 
   if (cfg.stats) emitStatsLine(M.getContext(), cfg, statsLine(M, cfg.mode, st));

@@ -17,20 +17,24 @@
 #include "kernel.h"
 #include "quanta/fn.h"
 #include "quanta/probe.h"
+#include "quanta/probe_record.h"
 
-/* Filled by the pass: one 8-byte probe count per instrumented object. */
-extern const uint64_t __start_quanta_probes[] __attribute__((weak));
-extern const uint64_t __stop_quanta_probes[] __attribute__((weak));
+/* Filled by the pass: one record per instrumented object (quanta/probe_record.h). */
+extern const struct quanta_probe_record __start_quanta_probes[] __attribute__((weak));
+extern const struct quanta_probe_record __stop_quanta_probes[] __attribute__((weak));
 /* Defined by objects compiled with -quanta-count-probes. */
 extern uint64_t quanta_stat_probes_executed __attribute__((weak));
 /* The plain twin, in timed instrumented builds only. */
 void kernel_init_plain(void) __attribute__((weak));
 uint64_t kernel_run_plain(void) __attribute__((weak));
 
+/* Static probes of the whole program: the sum over its objects' records. A slot that is
+ * not a record this harness knows (another magic or version) is skipped, not summed. */
 static uint64_t static_probes(void) {
   uint64_t n = 0;
   if (__start_quanta_probes)
-    for (const uint64_t* p = __start_quanta_probes; p < __stop_quanta_probes; p++) n += *p;
+    for (const struct quanta_probe_record* r = __start_quanta_probes; r < __stop_quanta_probes; r++)
+      if (r->magic == QUANTA_PROBE_RECORD_MAGIC && r->version == QUANTA_PROBE_RECORD_VERSION) n += r->probes;
   return n;
 }
 
