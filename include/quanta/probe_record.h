@@ -7,7 +7,8 @@
  * objects' sections; with every record the same size and alignment they end up back to
  * back, so a reader walks the section from __start_quanta_probes to
  * __stop_quanta_probes (in the program) or over its bytes (in the file) one
- * sizeof(struct quanta_probe_record) at a time. bench/kernels/harness.c does.
+ * sizeof(struct quanta_probe_record) at a time: bench/kernels/harness.c in the program,
+ * src/runtime/probe_records.cc (`quanta probes`) in the file.
  *
  * The pass (pass/ProbeRecord.cpp) builds the record as an LLVM constant struct, field by
  * field, and static_asserts each offset against this header. A changed field means a

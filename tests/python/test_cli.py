@@ -143,3 +143,55 @@ def test_central_dispatch_reports_its_counters(run_json):
     assert 1 <= central["max_outstanding_per_worker"] <= 2
     assert central["requeued"] > 0  # 50 us requests, 2 us quanta
     assert out["requests"]["generated"] == out["requests"]["completed"]
+
+
+def test_probes_lists_the_instrumented_spin_handlers(run_quanta, quanta_bin):
+    # bin/quanta links the synthetic app's handler compiled by the pass in clock and in flag
+    # mode (apps/synthetic/CMakeLists.txt): one record each.
+    proc = run_quanta("probes", quanta_bin, check=True)
+    lines = proc.stdout.splitlines()
+    assert lines[0].split() == ["mode", "probes", "lock_sites", "functions", "module"]
+    rows = [line.split() for line in lines[1:-1]]
+    handlers = {row[0] for row in rows if row[-1].endswith("spin_handler.c")}
+    assert {"clock", "flag"} <= handlers
+    total = lines[-1].split()
+    assert total[0] == "total"
+    assert int(total[1]) == sum(int(row[1]) for row in rows) > 0
+    assert quanta_bin in lines[-1]
+
+
+def test_probes_json_has_one_object_per_record(run_json, quanta_bin):
+    out = run_json("probes", quanta_bin)
+    assert out["path"] == quanta_bin
+    for obj in out["objects"]:
+        assert set(obj) == {"module", "mode", "probes", "lock_sites", "functions"}
+        assert obj["mode"] in {"clock", "flag", "counter", "locks"}
+    assert {o["mode"] for o in out["objects"] if o["module"].endswith("spin_handler.c")} >= {"clock", "flag"}
+    assert out["total_probes"] == sum(o["probes"] for o in out["objects"]) > 0
+
+
+def test_probes_on_a_binary_without_instrumented_objects(run_quanta, run_json):
+    import sys
+    proc = run_quanta("probes", sys.executable, check=True)
+    assert "no instrumented objects" in proc.stdout
+    out = run_json("probes", sys.executable)
+    assert out["objects"] == [] and out["total_probes"] == 0
+
+
+@pytest.mark.parametrize("content, problem", [(None, "No such file"), ("just text\n", "not an ELF file")])
+def test_probes_bad_input_exits_2_naming_the_path(run_quanta, tmp_path, content, problem):
+    path = tmp_path / "input"
+    if content is not None:
+        path.write_text(content)
+    proc = run_quanta("probes", str(path))
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.startswith("quanta: ")
+    assert str(path) in proc.stderr and problem in proc.stderr
+    assert proc.stdout == ""
+
+
+def test_probes_rejects_bad_options(run_quanta, quanta_bin):
+    proc = run_quanta("probes", quanta_bin, "--format", "xml")
+    assert proc.returncode == 2 and "--format" in proc.stderr
+    proc = run_quanta("probes")
+    assert proc.returncode == 2 and "probes --help" in proc.stderr

@@ -6,6 +6,7 @@
 
 #include "calibrate_command.h"
 #include "max_load_options.h"
+#include "probes_command.h"
 #include "run_command.h"
 #include "sim_command.h"
 
@@ -32,6 +33,12 @@ int main(int argc, char** argv) {
                    "dispatch) and print them as JSON for quanta sim --calibration");
   quanta::add_calibrate_options(*calibrate, calibrate_options);
 
+  quanta::ProbesOptions probes_options;
+  CLI::App* probes = app.add_subcommand(
+      "probes", "List the objects of a binary that the quanta pass instrumented: probe kind, probes, "
+                "lock sites and functions per object (section quanta_probes)");
+  quanta::add_probes_options(*probes, probes_options);
+
   try {
     app.parse(argc, argv);
     if (run->parsed()) {
@@ -46,7 +53,11 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     std::fprintf(stderr, "quanta: %s\n", e.what());
     std::fprintf(stderr, "Run 'quanta %s--help' for the options.\n",
-                 run->parsed() ? "run " : sim->parsed() ? "sim " : calibrate->parsed() ? "calibrate " : "");
+                 run->parsed()         ? "run "
+                 : sim->parsed()       ? "sim "
+                 : calibrate->parsed() ? "calibrate "
+                 : probes->parsed()    ? "probes "
+                                       : "");
     return 2;
   }
 
@@ -57,6 +68,7 @@ int main(int argc, char** argv) {
     if (run->parsed()) return quanta::run_command(run_options);
     if (sim->parsed()) return quanta::sim_command(sim_options);
     if (calibrate->parsed()) return quanta::calibrate_command(calibrate_options);
+    if (probes->parsed()) return quanta::probes_command(probes_options);
   } catch (const std::invalid_argument& e) {
     std::fprintf(stderr, "quanta: %s\n", e.what());
     return 2;
