@@ -3,6 +3,7 @@
 
 #include "core/stack_pool.h"
 #include "core/task.h"
+#include "preempt/quantum_runner.h"
 #include "core/tsc.h"
 #include "quanta/fn.h"
 #include "quanta/probe.h"
@@ -30,12 +31,12 @@ void yield_forever_task(quanta::Task&) {
 
 void BM_WorkerQuantumRoundTrip(benchmark::State& state) {
   quanta::StackPool pool(1, 64 * 1024);
-  quanta::TaskRunner runner;
+  quanta::QuantumRunner runner;
   quanta::Task task;
   task.start(pool.acquire(), &yield_forever_task, nullptr);
   uint64_t now = quanta::read_tsc();
   for (auto _ : state) {
-    runner.resume(task, now, quanta::TaskRunner::kNoDeadline);
+    runner.resume(task, now, quanta::QuantumRunner::kNoDeadline);
     now = task.last_stop_tsc;
   }
   state.SetLabel("resume + yield + time accounting");

@@ -1,51 +1,15 @@
+/* What the three copies of the spin app share: the request builder. The payload is the
+ * request's service time in cycle-counter ticks, so the handler needs no clock conversion. */
 #include "spin_app.h"
 
 #include <string.h>
 
-/* The three compilations of spin_handler.c. Not named quanta_*: the pass leaves the
- * runtime's own functions (that prefix) uninstrumented. */
-void synthetic_spin_handle_clock(const quanta_request* request, quanta_response* response);
-void synthetic_spin_handle_flag(const quanta_request* request, quanta_response* response);
-void synthetic_spin_handle_plain(const quanta_request* request, quanta_response* response);
+#include "quanta/fn.h"
 
-static int spin_setup(const char* config) {
-  (void)config;
+int synthetic_spin_make_request(const quanta_request_spec* spec, void* buffer, uint32_t capacity, uint32_t* len) {
+  if (capacity < sizeof(uint64_t)) return -1;
+  const uint64_t cycles = (uint64_t)((double)spec->service_ns * quanta_tsc_per_us() / 1000.0 + 0.5);
+  memcpy(buffer, &cycles, sizeof cycles);
+  *len = sizeof cycles;
   return 0;
 }
-
-static int spin_setup_worker(int worker_index) {
-  (void)worker_index;
-  return 0;
-}
-
-/* Written against the public API only, as any application would be. */
-static const quanta_app kSpinClock = {
-    .name = "spin",
-    .setup = spin_setup,
-    .setup_worker = spin_setup_worker,
-    .handle_request = synthetic_spin_handle_clock,
-};
-static const quanta_app kSpinFlag = {
-    .name = "spin",
-    .setup = spin_setup,
-    .setup_worker = spin_setup_worker,
-    .handle_request = synthetic_spin_handle_flag,
-};
-static const quanta_app kSpinPlain = {
-    .name = "spin",
-    .setup = spin_setup,
-    .setup_worker = spin_setup_worker,
-    .handle_request = synthetic_spin_handle_plain,
-};
-
-const quanta_app* quanta_spin_app_for(const char* mechanism) {
-  if (mechanism == NULL) return NULL;
-  /* hybrid: clock probes end quanta, the signal is only the backstop. */
-  if (strcmp(mechanism, "clock") == 0 || strcmp(mechanism, "hybrid") == 0) return &kSpinClock;
-  if (strcmp(mechanism, "flag") == 0) return &kSpinFlag;
-  /* signal interrupts uninstrumented code; none needs no probes and pays for none. */
-  if (strcmp(mechanism, "signal") == 0 || strcmp(mechanism, "none") == 0) return &kSpinPlain;
-  return NULL;
-}
-
-const quanta_app* quanta_spin_app(void) { return &kSpinClock; }

@@ -9,6 +9,7 @@
 
 #include "core/stack_pool.h"
 #include "core/task.h"
+#include "preempt/quantum_runner.h"
 #include "core/tsc.h"
 #include "policy/dispatch_policy.h"
 #include "preempt/preempt_state.h"
@@ -18,6 +19,9 @@
 #include "quanta/quanta.h"
 #include "runtime/central_dispatcher.h"
 #include "runtime/cpu_layout.h"
+#include "runtime/request_pool.h"
+#include "runtime/runtime.h"
+#include "runtime/source.h"
 #include "runtime/worker.h"
 
 namespace quanta::calibrate {
@@ -94,7 +98,7 @@ double tsc_read_ns() {
 
 double quantum_round_trip_ns() {
   StackPool pool(1, 64 * 1024);
-  TaskRunner runner;
+  QuantumRunner runner;
   Task task;
   task.start(pool.acquire(), &yield_forever, nullptr);
   return median_of(5, [&] {
@@ -102,7 +106,7 @@ double quantum_round_trip_ns() {
     uint64_t now = read_tsc();
     const uint64_t start = now;
     for (int i = 0; i < kTrips; ++i) {
-      runner.resume(task, now, TaskRunner::kNoDeadline);
+      runner.resume(task, now, QuantumRunner::kNoDeadline);
       now = task.last_stop_tsc;
     }
     return cycles_to_ns(now - start) / kTrips;
@@ -123,7 +127,7 @@ Spread flag_notification(int samples) {
   {
     PinnedThread worker(second_cpu(), [&] {
       StackPool pool(1, 64 * 1024);
-      TaskRunner runner;
+      QuantumRunner runner;
       set_flag_word(&flag.word);
       for (int i = 0; i < samples; ++i) {
         Task task;
@@ -133,7 +137,7 @@ Spread flag_notification(int samples) {
         __atomic_store_n(&flag.word, 0u, __ATOMIC_RELAXED);
         preempt_state().flag_seq = static_cast<uint32_t>(i + 1);
         round.store(i, std::memory_order_release);
-        runner.resume(task, read_tsc(), TaskRunner::kNoDeadline);  // returns at the flag
+        runner.resume(task, read_tsc(), QuantumRunner::kNoDeadline);  // returns at the flag
         latencies[static_cast<std::size_t>(i)] =
             cycles_to_ns(task.last_stop_tsc - written_tsc.load(std::memory_order_acquire));
         pool.release(task.stack);
@@ -179,12 +183,12 @@ Spread signal_preemption(int samples) {
     PinnedThread worker(second_cpu(), [&] {
       tid.store(gettid_of_this_thread());
       StackPool pool(1, 64 * 1024);
-      TaskRunner runner;
+      QuantumRunner runner;
       for (int i = 0; i < samples; ++i) {
         Task task;
         task.start(pool.acquire(), &spin_until_switched, &tasks_running);
         preempt_state().signal_deadline_tsc = 0;  // any signal from now on is for this quantum
-        runner.resume(task, read_tsc(), TaskRunner::kNoDeadline);  // returns when the handler switches
+        runner.resume(task, read_tsc(), QuantumRunner::kNoDeadline);  // returns when the handler switches
         stop_tsc.store(task.last_stop_tsc, std::memory_order_relaxed);
         rounds_done.store(i + 1, std::memory_order_release);
         pool.release(task.stack);
@@ -260,102 +264,109 @@ double signal_cpu_cost_ns(int signals) {
   return per_signal.empty() ? 0 : std::max(0.0, per_signal[per_signal.size() / 2]);
 }
 
-std::vector<Arrival> all_due_now(std::size_t requests) { return std::vector<Arrival>(requests, Arrival{0, 1, 0}); }
+namespace {
 
-DispatchTotals dispatch_all(std::span<const WorkerPort> ports, const std::vector<Arrival>& schedule) {
-  auto policy = make_dispatch_policy("jsq-msq", 1);
-  ScopedPin pin(allowed_cpus()[0]);
-  Dispatcher dispatcher(ports, *policy);
-  DispatchPlan plan;
-  plan.schedule = schedule;
-  plan.start_tsc = read_tsc();
-  return dispatcher.run(plan);
+// `requests` no-op requests, all due at once: the dispatcher never waits for the clock.
+// Each goes back to the pool when it completes.
+class BurstSource final : public Source, public Sink {
+ public:
+  BurstSource(std::size_t requests, uint32_t pool_size) : pool_(pool_size, 8, 8), left_(requests) {}
+  uint32_t poll(uint64_t now_tsc, Request** out, uint32_t max) override {
+    uint32_t n = 0;
+    while (n < max && left_ > 0) {
+      Request* r = pool_.acquire();
+      if (r == nullptr) break;
+      r->arrival_tsc = now_tsc;
+      r->sink = this;
+      out[n++] = r;
+      --left_;
+    }
+    return n;
+  }
+  bool exhausted() const override { return left_ == 0; }
+  void close() override { left_ = 0; }
+  void complete(Request& r) override { pool_.release(r); }
+  void reject(Request& r, RejectReason) override { pool_.release(r); }
+
+ private:
+  RequestPool pool_;
+  std::size_t left_;
+};
+
+void noop_handle(const quanta_request*, quanta_response* response) { response->value = 1; }
+const quanta_app kNoopApp = [] {
+  quanta_app app{};
+  app.abi_version = QUANTA_APP_ABI_VERSION;
+  app.name = "noop";
+  app.handle_request = &noop_handle;
+  return app;
+}();
+
+// One no-op run of `requests` through a real runtime with one worker; ns per request.
+double noop_run_ns_per_request(std::size_t requests, const std::string& dispatch) {
+  RuntimeConfig config;
+  config.workers = 1;
+  config.dispatch_policy = dispatch;
+  config.oversubscribe = true;
+  Runtime runtime(config, kNoopApp);
+  BurstSource source(requests, config.ring_capacity + config.task_slots + 64);
+  runtime.add_source(source);
+  runtime.start("");
+  const RuntimeResult r = runtime.finish();
+  return cycles_to_ns(r.end_tsc - r.start_tsc) / static_cast<double>(requests);
 }
+
+}  // namespace
 
 double dispatcher_only_ns_per_request(std::size_t requests) {
   constexpr int kPorts = 4;
-  const std::vector<Arrival> schedule = all_due_now(requests);
   return median_of(3, [&] {
-    std::vector<std::unique_ptr<SpscRing<RequestMsg>>> rings;
+    std::vector<std::unique_ptr<SpscRing<Request*>>> rings;
     std::vector<WorkerCounters> counters(kPorts);
     std::vector<WorkerPort> ports;
     for (int i = 0; i < kPorts; ++i) {
-      rings.push_back(std::make_unique<SpscRing<RequestMsg>>(4096));
+      rings.push_back(std::make_unique<SpscRing<Request*>>(4096));
       ports.push_back({rings.back().get(), &counters[static_cast<std::size_t>(i)]});
     }
+    BurstSource source(requests, kPorts * 4096 + 64);
     std::atomic<bool> stop{false};
-    // The consumer only drains and publishes "finished", so rings stay nearly empty and
-    // the time is the dispatcher's.
+    // The consumer only drains, completes (the record goes back to the pool) and publishes
+    // "finished", so rings stay nearly empty and the time is the dispatcher's.
     PinnedThread consumer(second_cpu(), [&] {
       std::vector<uint64_t> finished(kPorts, 0);
-      RequestMsg msg;
+      Request* r = nullptr;
       while (!stop.load(std::memory_order_relaxed)) {
         for (std::size_t i = 0; i < kPorts; ++i) {
           const uint64_t before = finished[i];
-          while (rings[i]->try_pop(msg)) ++finished[i];
+          while (rings[i]->try_pop(r)) {
+            r->sink->complete(*r);
+            ++finished[i];
+          }
           // Publish only news: a store to an unchanged line would only pull it away from
           // the dispatcher.
           if (finished[i] != before) counters[i].finished.store(finished[i], std::memory_order_release);
         }
       }
     });
+    auto policy = make_dispatch_policy("jsq-msq", 1);
+    ScopedPin pin(allowed_cpus()[0]);
+    Dispatcher dispatcher(ports, *policy, FullRingAction::kWait);
+    Source* sources[] = {&source};
     const uint64_t start = read_tsc();
-    dispatch_all(ports, schedule);
+    dispatcher.run(sources);
     const double ns = cycles_to_ns(read_tsc() - start) / static_cast<double>(requests);
     stop.store(true);
     return ns;
   });
 }
 
-namespace {
-void noop_handle(const quanta_request*, quanta_response* response) { response->value = 1; }
-const quanta_app kNoopApp{"noop", nullptr, nullptr, &noop_handle};
-}  // namespace
-
 double two_level_noop_ns_per_request(std::size_t requests) {
-  const std::vector<Arrival> schedule = all_due_now(requests);
-  WorkerConfig config;
-  config.app = &kNoopApp;
-  config.quantum_cycles = ns_to_cycles(2000);
-  return median_of(3, [&] {
-    Worker worker(0, config);
-    const WorkerPort ports[] = {worker.port()};
-    PinnedThread thread(second_cpu(), [&] { worker.run(); });
-    while (worker.state() == Worker::State::kStarting) cpu_relax();
-    const uint64_t start = read_tsc();
-    dispatch_all(ports, schedule);
-    const double ns = cycles_to_ns(read_tsc() - start) / static_cast<double>(requests);
-    worker.request_stop();
-    return ns;
-  });
+  return median_of(3, [&] { return noop_run_ns_per_request(requests, "jsq-msq"); });
 }
 
 double central_noop_ns_per_request(std::size_t requests, uint32_t depth) {
-  const std::vector<Arrival> schedule = all_due_now(requests);
-  constexpr uint32_t kSlots = 64;
   return median_of(3, [&] {
-    CentralSlots slots(kSlots, 64 * 1024, kNoopApp);
-    WorkerConfig config;
-    config.app = &kNoopApp;
-    config.quantum_cycles = ns_to_cycles(2000);
-    config.central_slots = &slots;
-    config.central_depth = depth;
-    Worker worker(0, config);
-    const CentralPort ports[] = {worker.central_port()};
-    PinnedThread thread(second_cpu(), [&] { worker.run(); });
-    while (worker.state() == Worker::State::kStarting) cpu_relax();
-    CentralQueues queues;
-    queues.queues.push_back(make_local_policy("ps", kSlots));
-    CentralDispatcher dispatcher(ports, slots, std::move(queues), depth, false, config.quantum_cycles, 1);
-    ScopedPin pin(allowed_cpus()[0]);
-    DispatchPlan plan;
-    plan.schedule = schedule;
-    plan.start_tsc = read_tsc();
-    const uint64_t start = read_tsc();
-    dispatcher.run(plan);
-    const double ns = cycles_to_ns(read_tsc() - start) / static_cast<double>(requests);
-    worker.request_stop();
-    return ns;
+    return noop_run_ns_per_request(requests, depth == 1 ? std::string("central") : "jbsq:" + std::to_string(depth));
   });
 }
 

@@ -9,8 +9,6 @@
 #include <span>
 #include <vector>
 
-#include "io/schedule.h"
-#include "runtime/dispatcher.h"
 
 namespace quanta::calibrate {
 
@@ -45,11 +43,5 @@ template <uint32_t Depth>
 double central_noop_ns_per_request_at(std::size_t requests) {
   return central_noop_ns_per_request(requests, Depth);
 }
-
-// Dispatches `schedule` from the first allowed CPU over `ports`; returns when every
-// request has finished. The tool behind the two dispatch measurements and their bench.
-DispatchTotals dispatch_all(std::span<const WorkerPort> ports, const std::vector<Arrival>& schedule);
-// `requests` arrivals, all due at once: the dispatcher never waits for the clock.
-std::vector<Arrival> all_due_now(std::size_t requests);
 
 }  // namespace quanta::calibrate

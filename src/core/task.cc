@@ -1,7 +1,6 @@
 #include "core/task.h"
 
 #include "core/tsc.h"
-#include "preempt/preempt_state.h"
 
 namespace quanta {
 namespace {
@@ -26,19 +25,18 @@ void Task::start(StackRegion stack_region, Body task_body, void* task_user) {
   finished = false;
   yields = 0;
   attained_cycles = 0;
+  first_run_tsc = 0;
   context.prepare(stack, &TaskEntry::run, this);
 }
 
 TaskRunner* TaskRunner::current() { return t_runner; }
 
-bool TaskRunner::resume(Task& task, uint64_t start_tsc, uint64_t deadline_tsc) {
+bool TaskRunner::resume(Task& task, uint64_t start_tsc) {
   TaskRunner* const outer = t_runner;  // restored below, in case runners nest
   t_runner = this;
   running_ = &task;
-  preempt_state().begin_quantum(deadline_tsc, start_tsc, task.attained_cycles);
+  if (task.first_run_tsc == 0) task.first_run_tsc = start_tsc;
   Context::switch_to(scheduler_, task.context);
-  // Back on the scheduler side: nothing may preempt here.
-  preempt_state().end_quantum();
   task.last_stop_tsc = read_tsc();
   task.attained_cycles += task.last_stop_tsc - start_tsc;
   t_runner = outer;

@@ -17,11 +17,21 @@ json histogram_summary(const Histogram& h, double scale) {
               {"max", static_cast<double>(h.max()) * scale}};
 }
 
+// What the slowdown of a class divides by: the nominal service time the source gave each
+// request, or the CPU time the handler measurably used.
+const char* slowdown_basis(const ClassStats& stats) {
+  if (stats.slowdown_on_cpu == 0) return "nominal";
+  if (stats.slowdown_on_nominal == 0) return "measured_cpu";
+  return "mixed";
+}
+
 json class_summary(const ClassStats& stats) {
   const uint64_t count = stats.sojourn_ns.count();
   return json{{"count", count},
               {"sojourn_us", histogram_summary(stats.sojourn_ns, 1e-3)},
+              {"cpu_us", histogram_summary(stats.cpu_ns, 1e-3)},
               {"slowdown", histogram_summary(stats.slowdown_milli, 1e-3)},
+              {"slowdown_basis", slowdown_basis(stats)},
               {"preemptions_per_request", count ? static_cast<double>(stats.preemptions) / count : 0.0},
               // The papers' objective is p99.9 slowdown <= 10: the share that missed it.
               {"share_slowdown_over_10",
@@ -32,8 +42,9 @@ json class_summary(const ClassStats& stats) {
 
 json run_to_json(const RunResult& r, const Workload& workload, const char* mode) {
   const RunConfig& c = r.config;
-  json config{{"workload", c.workload},
-              {"load", c.rate_rps ? r.offered_rps * workload.mean_us() * 1e-6 / c.workers : c.load},
+  const double mean_service_us = r.mean_service_us > 0 ? r.mean_service_us : workload.mean_us();
+  json config{{"workload", workload.spec()},
+              {"load", c.rate_rps ? r.offered_rps * mean_service_us * 1e-6 / c.workers : c.load},
               {"rate_rps", r.offered_rps},
               {"workers", c.workers},
               {"quantum_us", c.quantum_us},
@@ -49,7 +60,14 @@ json run_to_json(const RunResult& r, const Workload& workload, const char* mode)
               {"ring_capacity", c.ring_capacity},
               {"on_full", c.on_full},
               {"dispatcher_works", c.dispatcher_works},
-              {"oversubscribe", c.oversubscribe}};
+              {"oversubscribe", c.oversubscribe},
+              {"app", r.app_name},
+              {"app_path", c.app_path},
+              {"app_config", c.app_config},
+              {"max_payload_bytes", c.max_payload_bytes},
+              {"max_response_bytes", c.max_response_bytes},
+              {"mean_service_us", r.mean_service_us},
+              {"mean_service_source", r.mean_service_source}};
 
   json classes = json::object();
   ClassStats overall;
@@ -81,6 +99,7 @@ json run_to_json(const RunResult& r, const Workload& workload, const char* mode)
                 {"full_ring_waits", r.dispatch.full_ring_waits},
                 {"late_dispatches", r.dispatch.late_arrivals},
                 {"app_errors", r.app_errors},
+                {"request_build_failures", r.build_failures},
                 {"unbalanced_preempt_disables", r.unbalanced_disables},
                 {"monitor_actions", r.monitor_actions},
                 {"signals", {{"received", r.signals_received}, {"switched", r.signal_switches},

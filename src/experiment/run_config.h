@@ -28,6 +28,14 @@ struct RunConfig {
   // More workers than free CPUs (they then share CPUs with each other and the dispatcher):
   // for correctness tests of multi-worker behaviour on small machines, not for measurement.
   bool oversubscribe = false;
+  // The app: a shared object (--app; empty: the built-in spin app) and its configuration.
+  std::string app_path;
+  std::string app_config;
+  // The app's mean service time, measured once for a run whose app declares none (0: not
+  // measured yet; --load then measures it, see in_process_run.h).
+  double measured_mean_service_us = 0;
+  unsigned max_payload_bytes = 1024;   // request payload buffer (what make_request may write)
+  unsigned max_response_bytes = 1024;  // response buffer
 };
 
 }  // namespace quanta

@@ -2,20 +2,14 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "experiment/run_config.h"
 #include "stats/class_stats.h"
+#include "stats/dispatch_totals.h"
 
 namespace quanta {
-
-struct DispatchTotals {
-  uint64_t generated = 0;
-  uint64_t dispatched = 0;
-  uint64_t dropped = 0;          // ring full with --on-full drop
-  uint64_t full_ring_waits = 0;  // ring full with --on-full wait (the dispatcher stalled)
-  uint64_t late_arrivals = 0;    // requests dispatched more than 1 µs after their intended time
-};
 
 struct RunResult {
   RunConfig config;                 // effective: defaults filled in (workers, rate)
@@ -37,6 +31,12 @@ struct RunResult {
   uint32_t max_outstanding = 0;     // most requests a worker held at once (JBSQ's bound K)
   uint64_t dispatcher_requests = 0; // requests the dispatcher ran itself (--dispatcher-works)
   uint64_t steals = 0;              // steal: requests an idle worker took from another's queue
+  uint64_t build_failures = 0;      // arrivals whose payload the app's make_request could not build
+  std::string app_name;             // the app that served the run
+  // The mean service time --load was converted with, and where it came from: "workload"
+  // (nominal), "app" (declared by the app) or "measured" (a pilot run; see in_process_run.h).
+  double mean_service_us = 0;
+  std::string mean_service_source = "workload";
   ClassStatsSet classes;            // measured requests only (after warm-up)
 };
 

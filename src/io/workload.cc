@@ -94,6 +94,42 @@ Workload Workload::continuous(std::string spec, Shape shape, double mean_us, dou
   return w;
 }
 
+Workload Workload::declared(std::string name, const std::vector<DeclaredClass>& classes) {
+  auto bad_class = [&](std::size_t i, const std::string& why) {
+    throw std::invalid_argument("the app '" + name + "' declares a bad class " + std::to_string(i) + ": " + why);
+  };
+  Workload w;
+  w.spec_ = std::move(name);
+  w.shape_ = Shape::kDiscrete;
+  w.app_defined_ = true;
+  double total = 0;
+  for (std::size_t i = 0; i < classes.size(); ++i) {
+    const DeclaredClass& c = classes[i];
+    if (c.name.empty()) bad_class(i, "it has no name");
+    for (std::size_t j = 0; j < i; ++j) {
+      if (classes[j].name == c.name) bad_class(i, "the name '" + c.name + "' is used twice");
+    }
+    if (!std::isfinite(c.share) || c.share < 0) bad_class(i, "'" + c.name + "' has a share that is not a number >= 0");
+    if (!std::isfinite(c.service_us) || c.service_us < 0 || c.service_us > 4e6) {
+      bad_class(i, "'" + c.name + "' has a service time that is not a number from 0 to 4e6 us");
+    }
+    total += c.share;
+  }
+  if (!(total > 0)) throw std::invalid_argument("the app '" + w.spec_ + "' declares no class with a share above 0");
+  bool known = true;
+  double running = 0;
+  for (const DeclaredClass& c : classes) {
+    w.classes_.push_back({c.name, c.name, c.service_us, c.share / total});
+    running += c.share / total;
+    w.cumulative_.push_back(running);
+    w.mean_us_ += c.service_us * c.share / total;
+    if (c.service_us <= 0 && c.share > 0) known = false;
+  }
+  w.cumulative_.back() = 1.0;
+  if (!known) w.mean_us_ = 0;
+  return w;
+}
+
 Workload Workload::parse(std::string_view spec) {
   const std::string s(spec);
   if (spec == "extreme-bimodal") return discrete(s, {{99.5, 0.5}, {0.5, 500}});

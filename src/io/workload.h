@@ -14,10 +14,18 @@
 namespace quanta {
 
 struct ServiceClass {
-  std::string key;      // the class's service time in µs as text ("0.5", "500"), or the spec for a continuous one
-  std::string label;    // "short", "long", "all", or the key for classes in between
-  double service_us;    // the class's service time (the mean, for a continuous distribution)
+  std::string key;      // the class's service time in µs as text ("0.5", "500"), the spec for a continuous
+                        // one, or an app's name for the class ("get")
+  std::string label;    // "short", "long", "all", or the key for classes in between and an app's classes
+  double service_us;    // the class's service time (the mean, for a continuous distribution); 0: unknown
   double probability;
+};
+
+// A request class as an app declares it (quanta_class): the app's mix replaces --workload.
+struct DeclaredClass {
+  std::string name;
+  double share;         // relative frequency, > 0
+  double service_us;    // nominal CPU time, 0 if unknown
 };
 
 struct ServiceSample {
@@ -31,10 +39,20 @@ class Workload {
 
   // Throws std::invalid_argument with a message that names what is wrong in `spec`.
   static Workload parse(std::string_view spec);
+  // An app's own classes, in its order. Throws std::invalid_argument naming a bad class
+  // (no name, a duplicate name, a share or service time that is not a finite number >= 0,
+  // or no class with a share above 0).
+  static Workload declared(std::string name, const std::vector<DeclaredClass>& classes);
   static const std::vector<std::string>& names();
 
   ServiceSample sample(Rng& rng) const;
+  // The mean service time; 0 when an app declared a class without one.
   double mean_us() const { return mean_us_; }
+  // Whether every class has a nominal service time (else slowdown uses measured CPU time
+  // and --load needs the mean measured first).
+  bool service_known() const { return mean_us_ > 0; }
+  // An app's classes (Workload::declared) rather than service times.
+  bool app_defined() const { return app_defined_; }
   const std::vector<ServiceClass>& classes() const { return classes_; }
   const std::string& spec() const { return spec_; }
   Shape shape() const { return shape_; }
@@ -50,6 +68,7 @@ class Workload {
   double mean_us_ = 0;
   double sigma_ = 0;                // lognormal shape
   double log_mu_ = 0;               // lognormal location
+  bool app_defined_ = false;
 };
 
 }  // namespace quanta

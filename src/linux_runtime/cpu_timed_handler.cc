@@ -1,6 +1,7 @@
 #include "linux_runtime/cpu_timed_handler.h"
 
 #include "core/tsc.h"
+#include "runtime/request_run.h"
 
 namespace quanta {
 
@@ -17,13 +18,12 @@ CpuTimedHandler::~CpuTimedHandler() { stacks_.release(stack_); }
 
 void CpuTimedHandler::body(Task& task) {
   auto& self = *static_cast<CpuTimedHandler*>(task.user);
-  self.app_.handle_request(self.request_, &self.response_);
+  call_handler(self.app_, *self.request_);
 }
 
-CpuTimedHandler::Outcome CpuTimedHandler::call(const quanta_request& request) {
+CpuTimedHandler::Outcome CpuTimedHandler::call(Request& request) {
   Outcome outcome;
   request_ = &request;
-  response_ = {0, 0};
   task_.start(stack_, &CpuTimedHandler::body, this);
   uint64_t start = read_tsc();
   for (;;) {
@@ -38,7 +38,6 @@ CpuTimedHandler::Outcome CpuTimedHandler::call(const quanta_request& request) {
     if (done) break;
     start = task_.last_stop_tsc;
   }
-  outcome.response = response_;
   return outcome;
 }
 

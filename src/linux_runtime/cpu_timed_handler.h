@@ -19,7 +19,9 @@
 
 #include "core/stack_pool.h"
 #include "core/task.h"
+#include "preempt/quantum_runner.h"
 #include "quanta/quanta.h"
+#include "runtime/request.h"
 
 namespace quanta {
 
@@ -32,7 +34,6 @@ class CpuTimedHandler {
   static constexpr double kOffCpuGapNs = 2000;
 
   struct Outcome {
-    quanta_response response{0, 0};
     uint32_t off_cpu_gaps = 0;      // slices in which the thread lost the CPU
     uint64_t off_cpu_cycles = 0;    // time away, taken back from the handler's CPU time
   };
@@ -42,7 +43,10 @@ class CpuTimedHandler {
   CpuTimedHandler(const CpuTimedHandler&) = delete;
   CpuTimedHandler& operator=(const CpuTimedHandler&) = delete;
 
-  Outcome call(const quanta_request& request);
+  // Runs the handler on `request` (its response lands in the record). The task's
+  // first_run_tsc and attained_cycles then tell the request's start and CPU time.
+  Outcome call(Request& request);
+  const Task& task() const { return task_; }
 
  private:
   static void body(Task& task);
@@ -50,10 +54,9 @@ class CpuTimedHandler {
   const quanta_app& app_;
   StackPool stacks_;
   StackRegion stack_;
-  TaskRunner runner_;
+  QuantumRunner runner_;
   Task task_;
-  const quanta_request* request_ = nullptr;
-  quanta_response response_{0, 0};
+  Request* request_ = nullptr;
   uint64_t slice_cycles_;
   uint64_t gap_cycles_;
 };

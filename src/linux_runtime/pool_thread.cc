@@ -7,11 +7,12 @@
 
 #include "core/tsc.h"
 #include "linux_runtime/sched_policy.h"
+#include "runtime/request_run.h"
 
 namespace quanta {
 
 PoolThread::PoolThread(const PoolThreadConfig& config, RequestQueue& queue)
-    : config_(config), queue_(queue), stats_(config.class_count), thread_([this] { run(); }) {}
+    : config_(config), queue_(queue), recorder_(config.class_count, 1.0 / tsc_per_ns()), thread_([this] { run(); }) {}
 
 void PoolThread::run() {
   // Affinity first, then the class: SCHED_DEADLINE checks the affinity when it is set.
@@ -45,23 +46,21 @@ void PoolThread::run() {
 
 void PoolThread::serve() {
   CpuTimedHandler handler(*config_.app, config_.stack_bytes);
-  const double ns_per_cycle = 1.0 / tsc_per_ns();
-  RequestMsg msg;
-  while (queue_.pop(msg)) {
-    const quanta_request request{msg.id, msg.class_index, sizeof msg.payload, &msg.payload};
-    const CpuTimedHandler::Outcome outcome = handler.call(request);
+  Request* request = nullptr;
+  while (queue_.pop(request)) {
+    const CpuTimedHandler::Outcome outcome = handler.call(*request);
     const uint64_t finish_tsc = read_tsc();
-    if (msg.flags & kRequestMeasured) {
-      const auto sojourn_ns = static_cast<uint64_t>(static_cast<double>(finish_tsc - msg.arrival_tsc) * ns_per_cycle);
-      // The kernel's preemptions seen inside the handler stand for the runtime's quanta.
-      stats_[msg.class_index].record(sojourn_ns, msg.service_ns, outcome.off_cpu_gaps);
-    }
-    if (outcome.response.status != 0) ++app_errors_;
+    if (request->status != 0) ++app_errors_;
     off_cpu_gaps_ += outcome.off_cpu_gaps;
     off_cpu_cycles_ += outcome.off_cpu_cycles;
     ++completed_;
     last_finish_tsc_ = finish_tsc;
+    // The kernel's preemptions seen inside the handler stand for the runtime's quanta.
+    const Task& task = handler.task();
+    finish_request(*request, task.first_run_tsc, finish_tsc, task.attained_cycles, outcome.off_cpu_gaps,
+                   config_.index, recorder_);
   }
+  if (config_.app->teardown_worker != nullptr) config_.app->teardown_worker(config_.index);
 }
 
 }  // namespace quanta

@@ -10,7 +10,7 @@
 #include "linux_runtime/cpu_timed_handler.h"
 #include "linux_runtime/kernel_thread_options.h"
 #include "linux_runtime/request_queue.h"
-#include "stats/class_stats.h"
+#include "stats/request_recorder.h"
 
 namespace quanta {
 
@@ -38,7 +38,7 @@ class PoolThread {
   bool setup_failed() const { return setup_failed_; }
 
   // Valid after join().
-  const ClassStatsSet& stats() const { return stats_; }
+  const ClassStatsSet& stats() const { return recorder_.classes(); }
   uint64_t completed() const { return completed_; }
   uint64_t app_errors() const { return app_errors_; }
   uint64_t last_finish_tsc() const { return last_finish_tsc_; }
@@ -56,7 +56,7 @@ class PoolThread {
   std::atomic<State> state_{State::kStarting};
   int error_ = 0;
   bool setup_failed_ = false;
-  ClassStatsSet stats_;
+  RequestRecorder recorder_;
   uint64_t completed_ = 0;
   uint64_t app_errors_ = 0;
   uint64_t last_finish_tsc_ = 0;

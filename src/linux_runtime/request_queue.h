@@ -13,10 +13,10 @@ namespace quanta {
 
 class RequestQueue {
  public:
-  void push(const RequestMsg& msg) {
+  void push(Request* request) {
     {
       std::lock_guard lock(mutex_);
-      items_.push_back(msg);
+      items_.push_back(request);
     }
     // glibc's signal is a few atomics when nobody waits: the syscall is paid only when a
     // thread sleeps.
@@ -24,7 +24,7 @@ class RequestQueue {
   }
 
   // Blocks until a request arrives (true) or the queue is closed and empty (false).
-  bool pop(RequestMsg& out) {
+  bool pop(Request*& out) {
     std::unique_lock lock(mutex_);
     ready_.wait(lock, [this] { return !items_.empty() || closed_; });
     if (items_.empty()) return false;
@@ -45,7 +45,7 @@ class RequestQueue {
  private:
   std::mutex mutex_;
   std::condition_variable ready_;
-  std::deque<RequestMsg> items_;
+  std::deque<Request*> items_;
   bool closed_ = false;
 };
 

@@ -7,39 +7,32 @@
 #include <thread>
 
 #include "core/tsc.h"
+#include "experiment/in_process_run.h"
+#include "io/generator_source.h"
 #include "io/schedule.h"
 #include "linux_runtime/pool_thread.h"
 #include "linux_runtime/sched_policy.h"
 #include "runtime/cpu_layout.h"
-#include "runtime/in_process_run.h"
+#include "runtime/dispatcher.h"
 
 namespace quanta {
 namespace {
 
-// Replays the schedule on the calling (pinned) thread into the shared queue, as the quanta
-// dispatcher does into its rings: latency counts from the intended arrival.
-DispatchTotals replay(const std::vector<Arrival>& schedule, uint64_t start_tsc, uint64_t measure_from_ns,
-                      RequestQueue& queue) {
+// Polls the generator on the calling (pinned) thread into the shared queue, as the quanta
+// dispatcher polls its sources into its rings: latency counts from the intended arrival.
+DispatchTotals replay(GeneratorSource& generator, RequestQueue& queue) {
   DispatchTotals totals;
-  const double cycles_per_ns = tsc_per_ns();
   const uint64_t late_cycles = ns_to_cycles(1000);
-  for (const Arrival& arrival : schedule) {
-    const uint64_t due_tsc = start_tsc + static_cast<uint64_t>(static_cast<double>(arrival.arrival_ns) * cycles_per_ns);
-    uint64_t now = read_tsc();
-    while (now < due_tsc) {
-      cpu_relax();
-      now = read_tsc();
+  Request* batch[32];
+  while (!generator.exhausted()) {
+    const uint64_t now = read_tsc();
+    const uint32_t n = generator.poll(now, batch, 32);
+    for (uint32_t i = 0; i < n; ++i) {
+      count_taken(totals, *batch[i], now, late_cycles);
+      queue.push(batch[i]);
+      ++totals.dispatched;
     }
-    if (now - due_tsc > late_cycles) ++totals.late_arrivals;
-    const RequestMsg msg{totals.generated,
-                         due_tsc,
-                         arrival.service_ns,
-                         static_cast<uint16_t>(arrival.class_index),
-                         static_cast<uint16_t>(arrival.arrival_ns >= measure_from_ns ? kRequestMeasured : 0),
-                         ns_to_cycles(arrival.service_ns)};  // the synthetic app's payload: service cycles
-    ++totals.generated;
-    queue.push(msg);
-    ++totals.dispatched;
+    if (n == 0) cpu_relax();
   }
   return totals;
 }
@@ -67,17 +60,29 @@ RunResult run_on_kernel_threads(const RunConfig& config, const Workload& workloa
   result.config.local_policy = std::string("sched-") + linux_policy_name(options.policy);
   result.config.dispatch_policy = "shared-queue";
   result.config.preempt = "kernel";
-  result.offered_rps = offered_rate_rps(config, workload, workers);
+  const MeanService mean = mean_service_for(config, workload, app);
+  result.mean_service_us = mean.us;
+  result.mean_service_source = mean.source;
+  result.offered_rps = offered_rate_rps(config, mean.us, workers);
   result.config.rate_rps = result.offered_rps;
   result.tsc_per_ns = tsc_per_ns();
+  result.app_name = app.name ? app.name : "";
 
   const std::vector<Arrival> schedule =
       make_poisson_schedule(workload, {result.offered_rps, config.duration_s, config.seed});
+  GeneratorOptions generator_options;
+  // As many requests in the system at once as the quanta runtime admits (every ring and
+  // task slot full): beyond that the generator waits, and the wait shows up as latency.
+  generator_options.pool_size = workers * (config.ring_capacity + config.task_slots) + 64;
+  generator_options.payload_bytes = config.max_payload_bytes;
+  generator_options.response_bytes = config.max_response_bytes;
+  generator_options.measure_from_ns = static_cast<uint64_t>(config.warmup_frac * config.duration_s * 1e9);
+  generator_options.seed = config.seed;
+  GeneratorSource generator(schedule, workload, app, generator_options);
 
-  if (app.setup != nullptr && app.setup(nullptr) != 0) {
+  if (app.setup != nullptr && app.setup(config.app_config.c_str()) != 0) {
     throw std::runtime_error(std::string("the app '") + (app.name ? app.name : "?") + "' failed its setup");
   }
-
   const std::vector<int> cpus = allowed_cpus();
   const int dispatcher_cpu = cpus.front();
   std::vector<int> worker_cpus;
@@ -106,6 +111,7 @@ RunResult run_on_kernel_threads(const RunConfig& config, const Workload& workloa
     if (threads[i]->state() != PoolThread::State::kFailed) continue;
     const PoolThread& failed = *threads[i];
     stop_all(queue, threads);
+    if (app.teardown != nullptr) app.teardown();
     if (failed.setup_failed()) throw std::runtime_error("the app's setup_worker failed on pool thread " + std::to_string(i));
     throw std::runtime_error(sched_policy_error(options, failed.error()) + " (pool thread " + std::to_string(i) + ")");
   }
@@ -114,11 +120,12 @@ RunResult run_on_kernel_threads(const RunConfig& config, const Workload& workloa
   {
     ScopedPin pin(dispatcher_cpu);
     start_tsc = read_tsc();
-    const uint64_t measure_from_ns = static_cast<uint64_t>(config.warmup_frac * config.duration_s * 1e9);
-    result.dispatch = replay(schedule, start_tsc, measure_from_ns, queue);
+    result.dispatch = replay(generator, queue);
     stop_all(queue, threads);
   }
 
+  if (app.teardown != nullptr) app.teardown();
+  result.build_failures = generator.build_failures();
   KernelThreadTotals totals;
   totals.threads = pool_size;
   uint64_t last_finish_tsc = start_tsc;

@@ -1,14 +1,17 @@
 #include "runtime/central_dispatcher.h"
 
+#include <algorithm>
+
 #include "core/tsc.h"
 #include "preempt/preempt_state.h"
 #include "runtime/quantum_monitor.h"
+#include "runtime/request_run.h"
 
 namespace quanta {
 
 CentralDispatcher::CentralDispatcher(std::span<const CentralPort> workers, CentralSlots& slots, CentralQueues queues,
                                      uint32_t depth, bool dispatcher_works, uint64_t quantum_cycles,
-                                     std::size_t class_count, uint64_t seed)
+                                     std::size_t class_count, FullRingAction on_full, uint64_t seed)
     : workers_(workers),
       slots_(slots),
       queues_(std::move(queues)),
@@ -19,8 +22,8 @@ CentralDispatcher::CentralDispatcher(std::span<const CentralPort> workers, Centr
       dispatcher_works_(dispatcher_works),
       quantum_cycles_(quantum_cycles),
       loads_(workers.size()),
-      own_stats_(class_count),
-      ns_per_cycle_(1.0 / tsc_per_ns()) {}
+      own_recorder_(class_count, 1.0 / tsc_per_ns()),
+      on_full_(on_full) {}
 
 bool CentralDispatcher::all_workers_full() const { return !jbsq_.choose(loads_).has_value(); }
 
@@ -101,65 +104,68 @@ bool CentralDispatcher::run_own_quantum(uint64_t now) {
   ++slot.quanta;
   ++totals_.dispatcher_quanta;
   if (!done) return true;
-  const RequestMsg& msg = slot.msg;
-  if (msg.flags & kRequestMeasured) {
-    const auto sojourn_ns =
-        static_cast<uint64_t>(static_cast<double>(slot.task.last_stop_tsc - msg.arrival_tsc) * ns_per_cycle_);
-    own_stats_[msg.class_index].record(sojourn_ns, msg.service_ns, slot.task.yields);
-  }
-  if (slot.response.status != 0) ++totals_.dispatcher_app_errors;
   preempt_state().disable_depth = 0;  // a handler that left preemption disabled
+  if (slot.request->status != 0) ++totals_.dispatcher_app_errors;
   ++totals_.dispatcher_requests;
+  finish_request(*slot.request, slot.task, slot.task.last_stop_tsc, -1, own_recorder_);
   slots_.release(*own_);
   --in_flight_;
   own_.reset();
   return true;
 }
 
-DispatchTotals CentralDispatcher::run(const DispatchPlan& plan) {
+bool CentralDispatcher::admit(Request& request, uint64_t now, DispatchTotals& totals) {
+  const std::optional<uint32_t> id = slots_.acquire(request);
+  if (!id) {
+    if (on_full_ == FullRingAction::kDrop) {
+      ++totals.dropped;
+      request.sink->reject(request, RejectReason::kNoSlot);
+      return true;
+    }
+    ++totals.full_ring_waits;  // counted once per request that has to wait
+    pending_ = &request;
+    return false;
+  }
+  ++totals.dispatched;
+  ++in_flight_;
+  if (dispatcher_works_ && !own_ && all_workers_full()) {
+    slots_[*id].last_runner = kDispatcherRunner;
+    own_ = *id;
+  } else if (queues_.per_worker()) {
+    queues_.queues[placement_.below(static_cast<uint32_t>(workers_.size()))]->admit(*id);
+  } else {
+    queues_.queues[0]->admit(*id);
+  }
+  return true;
+}
+
+DispatchTotals CentralDispatcher::run(std::span<Source* const> sources) {
   DispatchTotals totals;
-  const double cycles_per_ns = tsc_per_ns();
   const uint64_t late_cycles = ns_to_cycles(1000);
-  std::size_t next = 0;
-  bool next_waits = false;  // the next arrival is due but no slot is free (counted once)
+  constexpr uint32_t kBatch = 32;
+  Request* batch[kBatch];
+  bool exhausted = false;
   for (;;) {
-    uint64_t now = read_tsc();
+    const uint64_t now = read_tsc();
     // Arrivals first: under round robin they queue ahead of the tasks preempted meanwhile.
-    while (next < plan.schedule.size()) {
-      const Arrival& arrival = plan.schedule[next];
-      const uint64_t due = due_tsc_of(plan, arrival, cycles_per_ns);
-      if (now < due) break;
-      const RequestMsg msg = request_msg_for(plan, arrival, next, due);
-      const std::optional<uint32_t> id = slots_.acquire(msg);
-      if (!id) {
-        if (plan.on_full == FullRingAction::kDrop) {
-          ++totals.generated;
-          ++totals.dropped;
-          ++next;
-          continue;
-        }
-        if (!next_waits) ++totals.full_ring_waits;
-        next_waits = true;
-        break;
-      }
-      next_waits = false;
-      if (now - due > late_cycles) ++totals.late_arrivals;
-      ++totals.generated;
-      ++totals.dispatched;
-      ++next;
-      ++in_flight_;
-      if (dispatcher_works_ && !own_ && all_workers_full()) {
-        slots_[*id].last_runner = kDispatcherRunner;
-        own_ = *id;
-      } else if (queues_.per_worker()) {
-        queues_.queues[placement_.below(static_cast<uint32_t>(workers_.size()))]->admit(*id);
-      } else {
-        queues_.queues[0]->admit(*id);
+    // A request waiting for a slot holds the sources back, as a full ring would.
+    if (pending_ != nullptr) {
+      Request& waiting = *pending_;
+      pending_ = nullptr;
+      if (!admit(waiting, now, totals)) --totals.full_ring_waits;  // the same wait goes on
+    }
+    if (pending_ == nullptr) {
+      // No more than the free slots, so only the last request taken can find none.
+      const uint32_t room = slots_.capacity() - slots_.in_use();
+      const uint32_t n = poll_sources(sources, now, std::span(batch, std::max(1u, std::min(kBatch, room))), exhausted);
+      for (uint32_t i = 0; i < n; ++i) {
+        count_taken(totals, *batch[i], now, late_cycles);
+        admit(*batch[i], now, totals);
       }
     }
     const bool returned = drain_returns();
     const bool handed = hand_out();
-    if (next == plan.schedule.size() && in_flight_ == 0) break;
+    if (exhausted && pending_ == nullptr && in_flight_ == 0) break;
     if (returned || handed) continue;
     // Idle: nothing due, nothing came back, nothing to hand out.
     if (monitor_) monitor_->poll(now);

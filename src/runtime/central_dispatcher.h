@@ -28,14 +28,16 @@
 #include <vector>
 
 #include "core/task.h"
-#include "experiment/run_result.h"
 #include "policy/central_policy.h"
 #include "policy/local_policy.h"
 #include "policy/rng.h"
+#include "preempt/quantum_runner.h"
 #include "runtime/central_slots.h"
 #include "runtime/dispatcher.h"
+#include "runtime/source.h"
 #include "runtime/worker.h"
-#include "stats/class_stats.h"
+#include "stats/dispatch_totals.h"
+#include "stats/request_recorder.h"
 
 namespace quanta {
 
@@ -62,15 +64,16 @@ class CentralDispatcher {
   // `queues`: one queue (central, jbsq:K with `depth` K) or one per worker (steal, depth 1;
   // `seed` drives the random placement).
   CentralDispatcher(std::span<const CentralPort> workers, CentralSlots& slots, CentralQueues queues, uint32_t depth,
-                    bool dispatcher_works, uint64_t quantum_cycles, std::size_t class_count, uint64_t seed = 1);
+                    bool dispatcher_works, uint64_t quantum_cycles, std::size_t class_count, FullRingAction on_full,
+                    uint64_t seed = 1);
 
-  // Dispatches the whole schedule, then waits until every request finished.
-  DispatchTotals run(const DispatchPlan& plan);
+  // Dispatches until every source is exhausted and every request finished.
+  DispatchTotals run(std::span<Source* const> sources);
   void set_monitor(QuantumMonitor* monitor) { monitor_ = monitor; }
 
   const CentralTotals& totals() const { return totals_; }
   // Statistics of the requests the dispatcher ran itself.
-  const ClassStatsSet& own_stats() const { return own_stats_; }
+  const ClassStatsSet& own_stats() const { return own_recorder_.classes(); }
 
  private:
   // Each returns whether it did anything.
@@ -81,6 +84,9 @@ class CentralDispatcher {
   void give(uint32_t worker, uint32_t slot);
   std::size_t waiting() const;
   bool run_own_quantum(uint64_t now);
+  // A request taken from a source: into a slot and a queue, or dropped, or held in
+  // pending_ until a slot frees up. Returns false when it had to be held.
+  bool admit(Request& request, uint64_t now, DispatchTotals& totals);
   bool all_workers_full() const;
 
   std::span<const CentralPort> workers_;
@@ -95,9 +101,10 @@ class CentralDispatcher {
   std::vector<WorkerLoad> loads_;   // outstanding = handed out and not yet back
   uint32_t in_flight_ = 0;          // slots in use
   std::optional<uint32_t> own_;     // the request the dispatcher is running itself
-  TaskRunner runner_;
-  ClassStatsSet own_stats_;
-  double ns_per_cycle_;
+  QuantumRunner runner_;
+  RequestRecorder own_recorder_;
+  FullRingAction on_full_;
+  Request* pending_ = nullptr;      // taken from a source, waiting for a free slot
   CentralTotals totals_;
   QuantumMonitor* monitor_ = nullptr;
 };

@@ -1,5 +1,7 @@
 #include "runtime/central_slots.h"
 
+#include "runtime/request_run.h"
+
 namespace quanta {
 
 CentralSlots::CentralSlots(uint32_t count, std::size_t stack_bytes, const quanta_app& app)
@@ -13,17 +15,15 @@ CentralSlots::CentralSlots(uint32_t count, std::size_t stack_bytes, const quanta
 
 void CentralSlots::task_body(Task& task) {
   auto& slot = *static_cast<CentralSlot*>(task.user);
-  const quanta_request request{slot.msg.id, slot.msg.class_index, sizeof slot.msg.payload, &slot.msg.payload};
-  slot.response = {0, 0};
-  slot.app->handle_request(&request, &slot.response);
+  call_handler(*slot.app, *slot.request);
 }
 
-std::optional<uint32_t> CentralSlots::acquire(const RequestMsg& msg) {
+std::optional<uint32_t> CentralSlots::acquire(Request& request) {
   if (free_.empty()) return std::nullopt;
   const uint32_t id = free_.back();
   free_.pop_back();
   CentralSlot& slot = slots_[id];
-  slot.msg = msg;
+  slot.request = &request;
   slot.quanta = 0;
   slot.last_runner = -1;
   slot.task.start(stacks_.acquire(), &CentralSlots::task_body, &slot);
@@ -32,6 +32,7 @@ std::optional<uint32_t> CentralSlots::acquire(const RequestMsg& msg) {
 
 void CentralSlots::release(uint32_t id) {
   stacks_.release(slots_[id].task.stack);
+  slots_[id].request = nullptr;
   free_.push_back(id);
 }
 

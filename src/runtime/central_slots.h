@@ -1,6 +1,6 @@
 // Task slots shared by all workers, for the centralized dispatch policies (central,
-// jbsq:K). A slot is a request's whole execution state: its task (context and stack),
-// message and response. The dispatcher owns the table: it fills a slot when a request
+// jbsq:K, steal). A slot is a request's execution state: its task (context and stack) and
+// the request it runs. The dispatcher owns the table: it fills a slot when a request
 // arrives, hands its index to a worker for one quantum at a time, and frees it when the
 // worker reports it finished. A preempted task goes back to the dispatcher's queue and may
 // resume on another worker, stack and all (migration).
@@ -22,8 +22,7 @@ namespace quanta {
 
 struct CentralSlot {
   Task task;
-  RequestMsg msg{};
-  quanta_response response{0, 0};
+  Request* request = nullptr;
   const quanta_app* app = nullptr;
   uint32_t quanta = 0;      // quanta it has run
   int32_t last_runner = -1; // worker index of its previous quantum; -1: never ran; kDispatcherRunner
@@ -42,8 +41,8 @@ class CentralSlots {
   // `count` slots, each with a stack of `stack_bytes` (mapped now, with guard pages).
   CentralSlots(uint32_t count, std::size_t stack_bytes, const quanta_app& app);
 
-  // Takes a free slot for `msg` and prepares its task; nullopt when all are in use.
-  std::optional<uint32_t> acquire(const RequestMsg& msg);
+  // Takes a free slot for `request` and prepares its task; nullopt when all are in use.
+  std::optional<uint32_t> acquire(Request& request);
   void release(uint32_t id);
 
   CentralSlot& operator[](uint32_t id) { return slots_[id]; }

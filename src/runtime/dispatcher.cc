@@ -5,23 +5,33 @@
 
 namespace quanta {
 namespace {
-// While the dispatcher is behind schedule it re-reads the workers' counter lines only
-// every few requests: each read is a cache miss, and its own assignments keep the
-// estimate current in between.
-constexpr uint32_t kRefreshEveryWhenLate = 8;
+// While the dispatcher is behind (requests keep coming with no idle poll in between) it
+// re-reads the workers' counter lines only every few requests: each read is a cache miss,
+// and its own assignments keep the estimate current in between.
+constexpr uint32_t kRefreshEveryWhenBusy = 8;
+constexpr uint32_t kBatch = 32;
 }  // namespace
 
-RequestMsg request_msg_for(const DispatchPlan& plan, const Arrival& arrival, uint64_t id, uint64_t due_tsc) {
-  return RequestMsg{id,
-                    due_tsc,
-                    arrival.service_ns,
-                    static_cast<uint16_t>(arrival.class_index),
-                    static_cast<uint16_t>(arrival.arrival_ns >= plan.measure_from_ns ? kRequestMeasured : 0),
-                    plan.payload_of ? plan.payload_of(arrival) : 0};
+void count_taken(DispatchTotals& totals, const Request& request, uint64_t now_tsc, uint64_t late_cycles) {
+  ++totals.generated;
+  if (now_tsc > request.arrival_tsc && now_tsc - request.arrival_tsc > late_cycles) ++totals.late_arrivals;
 }
 
-Dispatcher::Dispatcher(std::span<const WorkerPort> workers, DispatchPolicy& policy)
-    : workers_(workers), policy_(policy), loads_(workers.size()), assigned_(workers.size(), 0) {}
+uint32_t poll_sources(std::span<Source* const> sources, uint64_t now_tsc, std::span<Request*> batch,
+                      bool& exhausted) {
+  exhausted = true;
+  uint32_t n = 0;
+  for (Source* source : sources) {
+    if (!source->exhausted()) exhausted = false;
+    n += source->poll(now_tsc, batch.data() + n, static_cast<uint32_t>(batch.size()) - n);
+    if (n == batch.size()) break;
+  }
+  if (n > 0) exhausted = false;
+  return n;
+}
+
+Dispatcher::Dispatcher(std::span<const WorkerPort> workers, DispatchPolicy& policy, FullRingAction on_full)
+    : workers_(workers), policy_(policy), on_full_(on_full), loads_(workers.size()), assigned_(workers.size(), 0) {}
 
 void Dispatcher::refresh_loads() {
   for (std::size_t i = 0; i < workers_.size(); ++i) {
@@ -32,40 +42,49 @@ void Dispatcher::refresh_loads() {
   }
 }
 
-DispatchTotals Dispatcher::run(const DispatchPlan& plan) {
+void Dispatcher::dispatch(Request& request, DispatchTotals& totals) {
+  const uint32_t chosen = policy_.choose(loads_);
+  SpscRing<Request*>& ring = *workers_[chosen].ring;
+  if (!ring.try_push(&request)) {
+    if (on_full_ == FullRingAction::kDrop) {
+      ++totals.dropped;
+      request.sink->reject(request, RejectReason::kRingFull);
+      return;
+    }
+    ++totals.full_ring_waits;
+    while (!ring.try_push(&request)) cpu_relax();
+  }
+  ++assigned_[chosen];
+  ++loads_[chosen].outstanding;
+  ++totals.dispatched;
+}
+
+DispatchTotals Dispatcher::run(std::span<Source* const> sources) {
   DispatchTotals totals;
-  const double cycles_per_ns = tsc_per_ns();
   const uint64_t late_cycles = ns_to_cycles(1000);
-  uint32_t since_refresh = kRefreshEveryWhenLate;
-  for (const Arrival& arrival : plan.schedule) {
-    const uint64_t due_tsc = due_tsc_of(plan, arrival, cycles_per_ns);
-    uint64_t now = read_tsc();
-    const bool on_time = now < due_tsc;
-    while (now < due_tsc) {
-      if (monitor_) monitor_->poll(now);
-      cpu_relax();
-      now = read_tsc();
-    }
-    if (now - due_tsc > late_cycles) ++totals.late_arrivals;
-    if (on_time || ++since_refresh >= kRefreshEveryWhenLate) {
-      refresh_loads();
-      since_refresh = 0;
-    }
-    ++totals.generated;
-    const uint32_t chosen = policy_.choose(loads_);
-    const RequestMsg msg = request_msg_for(plan, arrival, totals.generated - 1, due_tsc);
-    SpscRing<RequestMsg>& ring = *workers_[chosen].ring;
-    if (!ring.try_push(msg)) {
-      if (plan.on_full == FullRingAction::kDrop) {
-        ++totals.dropped;
-        continue;
+  Request* batch[kBatch];
+  uint32_t since_refresh = kRefreshEveryWhenBusy;
+  bool was_idle = true;
+  for (;;) {
+    const uint64_t now = read_tsc();
+    bool exhausted = false;
+    const uint32_t n = poll_sources(sources, now, batch, exhausted);
+    for (uint32_t i = 0; i < n; ++i) {
+      count_taken(totals, *batch[i], now, late_cycles);
+      // After an idle spell the workers' lines are read afresh for every request, as the
+      // policies assume; when busy, every few requests.
+      if (was_idle || ++since_refresh >= kRefreshEveryWhenBusy) {
+        refresh_loads();
+        since_refresh = 0;
+        was_idle = false;
       }
-      ++totals.full_ring_waits;
-      while (!ring.try_push(msg)) cpu_relax();
+      dispatch(*batch[i], totals);
     }
-    ++assigned_[chosen];
-    ++loads_[chosen].outstanding;
-    ++totals.dispatched;
+    if (n > 0) continue;
+    if (exhausted) break;
+    was_idle = true;
+    if (monitor_) monitor_->poll(now);
+    cpu_relax();
   }
   wait_for_completion();
   return totals;

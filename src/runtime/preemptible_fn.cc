@@ -5,6 +5,7 @@
 
 #include "core/stack_pool.h"
 #include "core/task.h"
+#include "preempt/quantum_runner.h"
 #include "core/tsc.h"
 #include "quanta/fn.h"
 
@@ -19,7 +20,7 @@ namespace {
 
 constexpr uint64_t kDefaultStackBytes = 64 * 1024;
 
-thread_local quanta::TaskRunner t_fn_runner;
+thread_local quanta::QuantumRunner t_fn_runner;
 
 void run_fn(quanta::Task& task) {
   auto* f = static_cast<quanta_fn*>(task.user);
@@ -28,7 +29,7 @@ void run_fn(quanta::Task& task) {
 
 bool run_quantum(quanta_fn* f, uint64_t quantum_cycles) {
   const uint64_t now = quanta::read_tsc();
-  return t_fn_runner.resume(f->task, now, quantum_cycles == 0 ? quanta::TaskRunner::kNoDeadline : now + quantum_cycles);
+  return t_fn_runner.resume(f->task, now, quantum_cycles == 0 ? quanta::QuantumRunner::kNoDeadline : now + quantum_cycles);
 }
 
 }  // namespace

@@ -10,7 +10,7 @@
 #include <span>
 #include <vector>
 
-#include "runtime/dispatcher.h"
+#include "runtime/worker.h"
 
 namespace quanta {
 

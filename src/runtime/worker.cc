@@ -4,6 +4,7 @@
 
 #include "core/tsc.h"
 #include "preempt/preempt_state.h"
+#include "runtime/request_run.h"
 
 namespace quanta {
 namespace {
@@ -17,8 +18,7 @@ Worker::Worker(int index, const WorkerConfig& config)
       stacks_(config.task_slots, config.stack_bytes),
       policy_(make_local_policy(config.local_policy, config.task_slots)),
       slots_(config.task_slots),
-      stats_(config.class_count),
-      ns_per_cycle_(1.0 / tsc_per_ns()) {
+      recorder_(config.class_count, 1.0 / tsc_per_ns()) {
   if (config.central_slots != nullptr) {
     inbox_ = std::make_unique<SpscRing<uint32_t>>(config.central_depth);
     outbox_ = std::make_unique<SpscRing<SlotReturn>>(config.central_depth);
@@ -32,18 +32,16 @@ Worker::Worker(int index, const WorkerConfig& config)
 
 void Worker::task_body(Task& task) {
   auto& slot = *static_cast<Slot*>(task.user);
-  const quanta_request request{slot.msg.id, slot.msg.class_index, sizeof slot.msg.payload, &slot.msg.payload};
-  slot.response = {0, 0};
-  slot.worker->config_.app->handle_request(&request, &slot.response);
+  call_handler(*slot.worker->config_.app, *slot.request);
 }
 
 void Worker::admit_arrivals() {
-  RequestMsg msg;
-  while (!free_slots_.empty() && ring_.try_pop(msg)) {
+  Request* request = nullptr;
+  while (!free_slots_.empty() && ring_.try_pop(request)) {
     const uint32_t id = free_slots_.back();
     free_slots_.pop_back();
     Slot& slot = slots_[id];
-    slot.msg = msg;
+    slot.request = request;
     slot.quanta = 0;
     slot.task.start(stacks_.acquire(), &Worker::task_body, &slot);
     policy_->admit(id);
@@ -55,45 +53,40 @@ uint64_t Worker::open_quantum(uint64_t now) {
   counters_.quantum_seq.store(quantum_seq_, std::memory_order_relaxed);
   counters_.quantum_start_tsc.store(now, std::memory_order_release);
   PreemptState& state = preempt_state();
-  state.signal_deadline_tsc = TaskRunner::kNoDeadline;
-  if (!preemptive_) return TaskRunner::kNoDeadline;
+  state.signal_deadline_tsc = QuantumRunner::kNoDeadline;
+  if (!preemptive_) return QuantumRunner::kNoDeadline;
   switch (config_.preempt) {
     case PreemptMechanism::kClock:
       return now + config_.quantum_cycles;
     case PreemptMechanism::kFlag:
       state.flag_seq = static_cast<uint32_t>(quantum_seq_);
-      return TaskRunner::kNoDeadline;
+      return QuantumRunner::kNoDeadline;
     case PreemptMechanism::kSignal:
       state.signal_deadline_tsc = now + config_.quantum_cycles;
-      return TaskRunner::kNoDeadline;
+      return QuantumRunner::kNoDeadline;
     case PreemptMechanism::kHybrid:
       state.signal_deadline_tsc = now + config_.backstop_cycles;
       return now + config_.quantum_cycles;
     case PreemptMechanism::kNone:
       break;
   }
-  return TaskRunner::kNoDeadline;
+  return QuantumRunner::kNoDeadline;
 }
 
-void Worker::record_finished(const RequestMsg& msg, uint64_t yields, const quanta_response& response,
-                             uint64_t finish_tsc) {
+void Worker::finish(Request& request, const Task& task, uint64_t finish_tsc) {
   PreemptState& preempt = preempt_state();
   if (preempt.disable_depth != 0) {
     // The handler left preemption disabled: count it and reset, so the next task starts clean.
     ++totals_.unbalanced_disables;
     preempt.disable_depth = 0;
   }
-  if (msg.flags & kRequestMeasured) {
-    const auto sojourn_ns = static_cast<uint64_t>(static_cast<double>(finish_tsc - msg.arrival_tsc) * ns_per_cycle_);
-    stats_[msg.class_index].record(sojourn_ns, msg.service_ns, yields);
-  }
-  if (response.status != 0) ++totals_.app_errors;
+  if (request.status != 0) ++totals_.app_errors;
   ++totals_.completed;
+  finish_request(request, task, finish_tsc, index_, recorder_);
 }
 
-void Worker::finish(uint32_t slot_id, uint64_t finish_tsc) {
+void Worker::release_slot(uint32_t slot_id) {
   Slot& slot = slots_[slot_id];
-  record_finished(slot.msg, slot.task.yields, slot.response, finish_tsc);
   stacks_.release(slot.task.stack);
   free_slots_.push_back(slot_id);
   current_quanta_ -= slot.quanta;
@@ -106,6 +99,7 @@ void Worker::run() {
   install_stack_overflow_reporter();
   if (config_.app->setup_worker != nullptr && config_.app->setup_worker(index_) != 0) {
     state_.store(State::kSetupFailed, std::memory_order_release);
+    t_worker_index = -1;
     return;
   }
   preemptive_ = config_.preempt != PreemptMechanism::kNone && policy_->preemptive();
@@ -123,6 +117,7 @@ void Worker::run() {
   }
   set_flag_word(nullptr);
   totals_.signals = signal_counters();
+  if (config_.app->teardown_worker != nullptr) config_.app->teardown_worker(index_);
   t_worker_index = -1;
 }
 
@@ -149,7 +144,8 @@ void Worker::run_local(uint64_t now) {
     ++current_quanta_;
     ++totals_.quanta;
     if (done) {
-      finish(*next, slot.task.last_stop_tsc);
+      finish(*slot.request, slot.task, now);
+      release_slot(*next);
     } else {
       counters_.current_quanta.store(current_quanta_, std::memory_order_relaxed);
       // Requests that arrived during the quantum queue up before the task that just used
@@ -180,7 +176,7 @@ void Worker::run_central(uint64_t now) {
     ++slot.quanta;
     ++totals_.quanta;
     if (done) {
-      record_finished(slot.msg, slot.task.yields, slot.response, now);
+      finish(*slot.request, slot.task, now);
       counters_.finished.store(++finished_, std::memory_order_release);
     }
     // The ring holds as many as the dispatcher may hand out, so this never waits long.

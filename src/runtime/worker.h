@@ -1,6 +1,7 @@
 // A worker: one pinned thread that admits requests from its ring into task slots and runs
 // them under its local policy, a quantum at a time. Everything it needs is allocated at
-// construction; its loop allocates nothing, takes no lock and makes no syscall.
+// construction; its loop allocates nothing, takes no lock and makes no syscall (a sink's
+// completion callback is the app's business).
 #pragma once
 
 #include <atomic>
@@ -13,14 +14,14 @@
 #include "core/task.h"
 #include "policy/local_policy.h"
 #include "preempt/mechanism.h"
+#include "preempt/quantum_runner.h"
 #include "preempt/signal_preempt.h"
 #include "quanta/quanta.h"
 #include "runtime/central_slots.h"
-#include "runtime/dispatcher.h"
 #include "runtime/request.h"
 #include "runtime/spsc_ring.h"
 #include "runtime/worker_counters.h"
-#include "stats/class_stats.h"
+#include "stats/request_recorder.h"
 
 namespace quanta {
 
@@ -34,11 +35,19 @@ struct WorkerConfig {
   PreemptMechanism preempt = PreemptMechanism::kClock;
   uint64_t backstop_cycles = 0;    // hybrid: the signal comes this long into a quantum
   std::size_t class_count = 1;
-  // Centralized dispatch (central, jbsq:K): the worker runs slots of this shared table
-  // that the dispatcher hands it, one quantum each, and hands them back. Null: the worker
-  // admits requests from its ring and keeps them until they finish (two-level).
+  // Centralized dispatch (central, jbsq:K, steal): the worker runs slots of this shared
+  // table that the dispatcher hands it, one quantum each, and hands them back. Null: the
+  // worker admits requests from its ring and keeps them until they finish (two-level).
   CentralSlots* central_slots = nullptr;
   uint32_t central_depth = 0;      // most slots the dispatcher hands this worker at once
+};
+
+// What the dispatcher sees of one worker: the ring it feeds and the counter line it reads.
+struct WorkerPort {
+  SpscRing<Request*>* ring;
+  const WorkerCounters* counters;
+  PreemptFlagLine* flag = nullptr;  // written when the dispatcher is also the monitor
+  int tid = 0;                       // the worker's kernel thread id, for signals
 };
 
 // What a centralized dispatcher sees of one worker: where it sends slots to run, and
@@ -62,30 +71,28 @@ class Worker {
   Worker(int index, const WorkerConfig& config);
 
   // The thread body. Returns once request_stop() was called and every admitted request
-  // has finished, or at once if the app's setup_worker failed.
+  // has finished (after the app's teardown_worker), or at once if setup_worker failed.
   void run();
   void request_stop() { stop_.store(true, std::memory_order_release); }
 
   enum class State : int { kStarting, kReady, kSetupFailed };
   State state() const { return state_.load(std::memory_order_acquire); }
 
-  SpscRing<RequestMsg>& ring() { return ring_; }
   // Valid once state() is kReady (the thread id is known then).
   WorkerPort port() { return {&ring_, &counters_, &flag_, tid_}; }
   // Valid with WorkerConfig::central_slots.
   CentralPort central_port() { return {inbox_.get(), outbox_.get()}; }
   const WorkerCounters& counters() const { return counters_; }
-  const ClassStatsSet& stats() const { return stats_; }
+  const ClassStatsSet& stats() const { return recorder_.classes(); }
   const WorkerTotals& totals() const { return totals_; }
   int index() const { return index_; }
 
  private:
   struct Slot {
     Task task;
-    RequestMsg msg;
-    quanta_response response;
-    uint32_t quanta;
-    Worker* worker;
+    Request* request = nullptr;
+    uint32_t quanta = 0;
+    Worker* worker = nullptr;
   };
 
   static void task_body(Task& task);
@@ -94,15 +101,15 @@ class Worker {
   void run_local(uint64_t now);
   void run_central(uint64_t now);
   void admit_arrivals();
-  // Statistics and counters of a finished request.
-  void record_finished(const RequestMsg& msg, uint64_t yields, const quanta_response& response, uint64_t finish_tsc);
+  // A request's handler returned: counters, statistics, then its sink.
+  void finish(Request& request, const Task& task, uint64_t finish_tsc);
   // Opens a quantum for the monitor to see; returns the deadline for the clock probes.
   uint64_t open_quantum(uint64_t now);
-  void finish(uint32_t slot_id, uint64_t finish_tsc);
+  void release_slot(uint32_t slot_id);
 
   int index_;
   WorkerConfig config_;
-  SpscRing<RequestMsg> ring_;
+  SpscRing<Request*> ring_;
   std::unique_ptr<SpscRing<uint32_t>> inbox_;     // central only
   std::unique_ptr<SpscRing<SlotReturn>> outbox_;  // central only
   WorkerCounters counters_;
@@ -114,12 +121,11 @@ class Worker {
   std::unique_ptr<LocalPolicy> policy_;
   std::vector<Slot> slots_;
   std::vector<uint32_t> free_slots_;   // capacity reserved: never allocates
-  TaskRunner runner_;
-  ClassStatsSet stats_;
+  QuantumRunner runner_;
+  RequestRecorder recorder_;
   WorkerTotals totals_;
   uint64_t finished_ = 0;              // mirrors of what the counter line publishes
   uint64_t current_quanta_ = 0;
-  double ns_per_cycle_;
   std::atomic<bool> stop_{false};
   std::atomic<State> state_{State::kStarting};
 };

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "policy/central_policy.h"
+#include "stats/request_recorder.h"
 #include "policy/dispatch_policy.h"
 #include "policy/local_policy.h"
 #include "sim/arrivals.h"
@@ -129,7 +130,7 @@ class Engine {
 
   std::vector<Request> requests_;
   std::vector<uint32_t> free_ids_;
-  ClassStatsSet stats_;
+  RequestRecorder recorder_;
   DispatchTotals totals_;
   uint64_t completed_ = 0;
   uint64_t quanta_ = 0;
@@ -152,7 +153,8 @@ Engine::Engine(const SimConfig& config, const Workload& workload, SimObserver* o
       heap_(config.run.workers),
       jbsq_(spec_.depth),
       steal_(config.run.seed),
-      jitter_rng_(config.run.seed ^ 0x6a09e667f3bcc909ull) {
+      jitter_rng_(config.run.seed ^ 0x6a09e667f3bcc909ull),
+      recorder_(workload.classes().size(), 1.0) {
   if (workers_count_ == 0) throw std::invalid_argument("the simulator needs --workers of at least 1");
   if (!(quantum_ns_ > 0)) throw std::invalid_argument("--quantum-us must be above 0");
   const uint32_t w = workers_count_;
@@ -176,7 +178,6 @@ Engine::Engine(const SimConfig& config, const Workload& workload, SimObserver* o
   waiting_.resize(w);
   idle_bits_.assign((w + 63) / 64, 0);
   for (uint32_t i = 0; i < w; ++i) set_idle(i);
-  stats_.resize(workload.classes().size());
 }
 
 double Engine::jitter_ns() {
@@ -289,9 +290,10 @@ void Engine::on_arrival(uint32_t id, double now) {
 
 void Engine::finish(uint32_t w, uint32_t id, double now) {
   Request& r = requests_[id];
-  if (r.measured) {
-    stats_[r.class_index].record(static_cast<uint64_t>(std::llround(now - r.arrival_ns)), r.service_ns, r.quanta - 1);
-  }
+  // Simulated ns are the tick; the sojourn is rounded once, as a whole.
+  recorder_.record({0, static_cast<uint64_t>(std::llround(now - r.arrival_ns)),
+                    static_cast<uint64_t>(std::llround(r.service_ns * probe_factor_)), r.service_ns, r.class_index,
+                    r.quanta - 1, r.measured});
   if (observer_) observer_->on_finish({r.arrival_ns, now, r.service_ns, r.class_index, r.measured});
   Server& s = servers_[workers_[w].server];
   s.free_slots.push_back(r.slot);
@@ -465,7 +467,7 @@ SimResult Engine::run() {
   out.dispatch = totals_;
   out.completed = completed_;
   out.quanta = quanta_;
-  out.classes = std::move(stats_);
+  out.classes = std::move(recorder_.classes());
   result.sim.events = events_;
   result.sim.peak_in_system = peak_in_system_;
   result.sim.cpu_s = thread_cpu_s() - cpu_start;

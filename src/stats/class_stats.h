@@ -1,6 +1,7 @@
-// What the sink keeps per request class: sojourn (ns) and slowdown (in thousandths, so
-// the integer histogram resolves slowdowns near 1) histograms and preemption counts. Each
-// worker fills its own set; they are merged once the run is over.
+// What the statistics keep per request class: sojourn (ns), CPU time (ns) and slowdown (in
+// thousandths, so the integer histogram resolves slowdowns near 1) histograms and
+// preemption counts. Each thread that finishes requests fills its own set; they are merged
+// once the run is over.
 #pragma once
 
 #include <cstdint>
@@ -12,19 +13,34 @@ namespace quanta {
 
 struct ClassStats {
   Histogram sojourn_ns;
+  Histogram cpu_ns;           // CPU time the handler used (time preempted not counted)
   Histogram slowdown_milli;   // slowdown x 1000
   uint64_t preemptions = 0;   // summed over the class's requests
+  // Slowdown divides by the nominal service time where the source knew it (the workload's
+  // draw) and by the measured CPU time otherwise: how many samples used which.
+  uint64_t slowdown_on_nominal = 0;
+  uint64_t slowdown_on_cpu = 0;
 
-  void record(uint64_t sojourn, uint64_t service_ns, uint64_t request_preemptions) {
+  void record(uint64_t sojourn, uint64_t nominal_service_ns, uint64_t cpu, uint64_t request_preemptions) {
     sojourn_ns.record(sojourn);
-    // A request whose service time is unknown (0) gets no slowdown sample.
-    if (service_ns > 0) slowdown_milli.record(sojourn * 1000 / service_ns);
+    cpu_ns.record(cpu);
+    if (nominal_service_ns > 0) {
+      slowdown_milli.record(sojourn * 1000 / nominal_service_ns);
+      ++slowdown_on_nominal;
+    } else {
+      // A request that used no measurable CPU gets slowdown sojourn / 1 ns.
+      slowdown_milli.record(sojourn * 1000 / (cpu > 0 ? cpu : 1));
+      ++slowdown_on_cpu;
+    }
     preemptions += request_preemptions;
   }
   void merge(const ClassStats& other) {
     sojourn_ns.merge(other.sojourn_ns);
+    cpu_ns.merge(other.cpu_ns);
     slowdown_milli.merge(other.slowdown_milli);
     preemptions += other.preemptions;
+    slowdown_on_nominal += other.slowdown_on_nominal;
+    slowdown_on_cpu += other.slowdown_on_cpu;
   }
 };
 

@@ -2,7 +2,7 @@
 // silent: overload a worker whose ring holds two requests.
 #include <gtest/gtest.h>
 
-#include "runtime/in_process_run.h"
+#include "experiment/in_process_run.h"
 #include "spin_app.h"
 
 namespace quanta {

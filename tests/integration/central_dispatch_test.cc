@@ -9,8 +9,9 @@
 
 #include "policy/local_policy.h"
 #include "runtime/cpu_layout.h"
-#include "runtime/in_process_run.h"
+#include "experiment/in_process_run.h"
 #include "spin_app.h"
+#include "test_apps.h"
 
 namespace quanta {
 namespace {
@@ -135,7 +136,7 @@ void checksum_handle(const quanta_request* request, quanta_response* response) {
   response->value = preemptible;
 }
 
-const quanta_app kChecksumApp{"checksum", nullptr, nullptr, &checksum_handle};
+const quanta_app kChecksumApp = testing::spin_payload_app("checksum", &checksum_handle);
 
 TEST(CentralDispatch, MigratedTasksComputeTheSameChecksum) {
   for (const char* dispatch : {"central", "steal"}) {

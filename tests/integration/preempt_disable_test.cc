@@ -3,7 +3,7 @@
 // and it is preempted exactly once, at the enable (the deferred preemption).
 #include <gtest/gtest.h>
 
-#include "runtime/in_process_run.h"
+#include "experiment/in_process_run.h"
 #include "test_apps.h"
 
 namespace quanta {

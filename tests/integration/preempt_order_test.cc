@@ -7,11 +7,13 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+
+#include "test_apps.h"
 #include <cstdio>
 #include <vector>
 
 #include "io/schedule.h"
-#include "runtime/in_process_run.h"
+#include "experiment/in_process_run.h"
 #include "spin_app.h"
 
 extern "C" {
@@ -43,7 +45,7 @@ void ordered_handle(const quanta_request* request, quanta_response* response) {
   if (request->id < kMaxRequests) g_finish_order[request->id] = g_finished.fetch_add(1) + 1;
 }
 
-const quanta_app kOrderedApp{"ordered-spin", nullptr, nullptr, &ordered_handle};
+const quanta_app kOrderedApp = testing::spin_payload_app("ordered-spin", &ordered_handle);
 
 struct PairCounts {
   unsigned close_pairs = 0;        // (long, short) with the short arriving within kCloseNs
@@ -126,7 +128,7 @@ TEST(PreemptOrder, CentralQueueLetsTheShortRequestFinishFirst) {
 // it, and after each switch the loop must go on reading the right worker's flag.
 TEST(PreemptOrder, FlagStopsAPolledLoopWithoutCalls) {
   ASSERT_EQ(polled_app_setup(nullptr), 0);
-  const quanta_app polled{"polled-scan", nullptr, nullptr, &polled_spin_handle};
+  const quanta_app polled = testing::spin_payload_app("polled-scan", &polled_spin_handle);
   const PairCounts counts = run_and_count("flag", 2.0, "jsq-msq", &polled);
   ASSERT_GE(counts.close_pairs, 3u);
   // Each 10 ms request spans thousands of 2 us quanta: preempted at least 10 times apiece.
@@ -140,7 +142,7 @@ TEST(PreemptOrder, FlagStopsAPolledLoopWithoutCalls) {
 // one 10 M-byte word, so only that probe (once per stride) can see the monitor's flag.
 TEST(PreemptOrder, FlagStopsAScanThatSharesItsExitTest) {
   ASSERT_EQ(polled_app_setup(nullptr), 0);
-  const quanta_app words{"polled-words", nullptr, nullptr, &polled_words_handle};
+  const quanta_app words = testing::spin_payload_app("polled-words", &polled_words_handle);
   const PairCounts counts = run_and_count("flag", 2.0, "jsq-msq", &words);
   ASSERT_GE(counts.close_pairs, 3u);
   EXPECT_GE(counts.quanta, counts.completed + 10 * counts.close_pairs);

@@ -12,7 +12,7 @@
 //    quantum): the policy effect grows 10x while a stall's stays the same.
 #include <gtest/gtest.h>
 
-#include "runtime/in_process_run.h"
+#include "experiment/in_process_run.h"
 #include "spin_app.h"
 
 namespace quanta {

@@ -5,7 +5,7 @@
 // Quanta of 50 us: a signal costs the worker ~10 us on this VM.
 #include <gtest/gtest.h>
 
-#include "runtime/in_process_run.h"
+#include "experiment/in_process_run.h"
 #include "spin_app.h"
 #include "test_apps.h"
 

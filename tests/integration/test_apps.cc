@@ -3,7 +3,7 @@
 #include <atomic>
 #include <cstring>
 
-#include "runtime/in_process_run.h"
+#include "experiment/in_process_run.h"
 #include "spin_app.h"
 
 namespace quanta::testing {
@@ -36,9 +36,18 @@ void region_handle(const quanta_request* request, quanta_response* response) {
   g_finished_on[worker].fetch_add(1);
 }
 
-const quanta_app kRegionApp{"region", nullptr, nullptr, &region_handle};
+const quanta_app kRegionApp = spin_payload_app("region", &region_handle);
 
 }  // namespace
+
+quanta_app spin_payload_app(const char* name, void (*handler)(const quanta_request*, quanta_response*)) {
+  quanta_app app{};
+  app.abi_version = QUANTA_APP_ABI_VERSION;
+  app.name = name;
+  app.handle_request = handler;
+  app.make_request = &synthetic_spin_make_request;
+  return app;
+}
 
 const quanta_app& region_app() { return kRegionApp; }
 uint64_t region_violations() { return g_region_violations.load(); }

@@ -7,6 +7,10 @@
 
 namespace quanta::testing {
 
+// An app whose requests carry their service time in cycles, built by the spin app's
+// make_request, served by `handler`.
+quanta_app spin_payload_app(const char* name, void (*handler)(const quanta_request*, quanta_response*));
+
 // Class 0 spins its service time with probes like the synthetic app; class 1 does the
 // same inside one preempt-disabled region, and records whether any other request
 // finished on its worker meanwhile (response.value = requests finished by others during

@@ -3,6 +3,7 @@ JSON schema documented in docs/json-output.md."""
 import os
 
 import pytest
+from pathlib import Path
 
 SUMMARY_KEYS = {"mean", "p50", "p99", "p99.9", "max"}
 
@@ -145,29 +146,38 @@ def test_central_dispatch_reports_its_counters(run_json):
     assert out["requests"]["generated"] == out["requests"]["completed"]
 
 
-def test_probes_lists_the_instrumented_spin_handlers(run_quanta, quanta_bin):
-    # bin/quanta links the synthetic app's handler compiled by the pass in clock and in flag
-    # mode (apps/synthetic/CMakeLists.txt): one record each.
-    proc = run_quanta("probes", quanta_bin, check=True)
+def spin_app(quanta_bin, kind):
+    # The built-in spin app's builds sit in lib/quanta/apps beside the command
+    # (apps/synthetic/CMakeLists.txt): the handler compiled by the pass in clock and in flag
+    # mode, and once plain.
+    return str(Path(quanta_bin).resolve().parent.parent / "lib" / "quanta" / "apps" / f"spin-{kind}.so")
+
+
+@pytest.mark.parametrize("kind", ["clock", "flag"])
+def test_probes_lists_the_instrumented_spin_handler(run_quanta, quanta_bin, kind):
+    path = spin_app(quanta_bin, kind)
+    proc = run_quanta("probes", path, check=True)
     lines = proc.stdout.splitlines()
     assert lines[0].split() == ["mode", "probes", "lock_sites", "functions", "module"]
     rows = [line.split() for line in lines[1:-1]]
-    handlers = {row[0] for row in rows if row[-1].endswith("spin_handler.c")}
-    assert {"clock", "flag"} <= handlers
+    assert {row[0] for row in rows if row[-1].endswith("spin_handler.c")} == {kind}
     total = lines[-1].split()
     assert total[0] == "total"
     assert int(total[1]) == sum(int(row[1]) for row in rows) > 0
-    assert quanta_bin in lines[-1]
+    assert path in lines[-1]
 
 
 def test_probes_json_has_one_object_per_record(run_json, quanta_bin):
-    out = run_json("probes", quanta_bin)
-    assert out["path"] == quanta_bin
+    path = spin_app(quanta_bin, "flag")
+    out = run_json("probes", path)
+    assert out["path"] == path
     for obj in out["objects"]:
         assert set(obj) == {"module", "mode", "probes", "lock_sites", "functions"}
         assert obj["mode"] in {"clock", "flag", "counter", "locks"}
-    assert {o["mode"] for o in out["objects"] if o["module"].endswith("spin_handler.c")} >= {"clock", "flag"}
+    assert {o["mode"] for o in out["objects"] if o["module"].endswith("spin_handler.c")} == {"flag"}
     assert out["total_probes"] == sum(o["probes"] for o in out["objects"]) > 0
+    plain = run_json("probes", spin_app(quanta_bin, "plain"))
+    assert plain["objects"] == [] and plain["total_probes"] == 0
 
 
 def test_probes_on_a_binary_without_instrumented_objects(run_quanta, run_json):

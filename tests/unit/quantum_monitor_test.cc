@@ -7,7 +7,7 @@ namespace quanta {
 namespace {
 
 struct FakeWorker {
-  SpscRing<RequestMsg> ring{2};
+  SpscRing<Request*> ring{2};
   WorkerCounters counters;
   PreemptFlagLine flag;
   WorkerPort port() { return {&ring, &counters, &flag}; }

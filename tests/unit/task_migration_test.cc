@@ -12,6 +12,7 @@
 
 #include "core/stack_pool.h"
 #include "core/task.h"
+#include "preempt/quantum_runner.h"
 #include "quanta/probe.h"
 
 namespace quanta {
@@ -56,9 +57,9 @@ TEST(TaskMigration, ResumesOnAnotherThreadWithItsStack) {
   long first = 0;
   bool finished_first = true;
   std::thread a([&] {
-    TaskRunner runner;
+    QuantumRunner runner;
     first = current_tid();
-    finished_first = runner.resume(task, 0, TaskRunner::kNoDeadline);
+    finished_first = runner.resume(task, 0, QuantumRunner::kNoDeadline);
     phase.store(1);
     while (phase.load() != 2) std::this_thread::yield();
   });
@@ -67,9 +68,9 @@ TEST(TaskMigration, ResumesOnAnotherThreadWithItsStack) {
   long second = 0;
   bool finished_second = false;
   std::thread b([&] {
-    TaskRunner runner;
+    QuantumRunner runner;
     second = current_tid();
-    finished_second = runner.resume(task, 0, TaskRunner::kNoDeadline);
+    finished_second = runner.resume(task, 0, QuantumRunner::kNoDeadline);
   });
   b.join();
   phase.store(2);

@@ -5,6 +5,7 @@
 #include <exception>
 
 #include "calibrate_command.h"
+#include "quanta/runtime.h"
 #include "max_load_options.h"
 #include "probes_command.h"
 #include "run_command.h"
@@ -13,6 +14,7 @@
 int main(int argc, char** argv) {
   CLI::App app{"quanta: microsecond-scale preemptive scheduling for latency-critical services"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("quanta ") + quanta_version());
   app.set_help_all_flag("--help-all", "Show every command's options");
 
   quanta::RunOptions run_options;
@@ -49,6 +51,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     std::fprintf(stderr, "quanta: %s\n", e.what());

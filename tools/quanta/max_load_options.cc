@@ -81,9 +81,13 @@ int max_load_command(const std::vector<RunConfig>& configs, const MaxLoadOptions
 }
 
 int run_max_load_command(const RunOptions& run_options, const MaxLoadOptions& options) {
-  const Workload workload = Workload::parse(run_options.base.workload);
-  return max_load_command(expand_runs(run_options), options, run_options.format,
-                          [&](const RunConfig& config) { return run_once(run_options, config, workload); });
+  const AppChoice apps(run_options.base.app_path);
+  const Workload workload = apps.workload(run_options.base.workload, run_options.workload_given);
+  // An app that declares no service times has its mean measured once, not at every point.
+  std::vector<RunConfig> configs = expand_runs(run_options);
+  measure_mean_service_once(configs, workload, apps, run_options);  // --max-load excludes --rate-rps
+  return max_load_command(configs, options, run_options.format,
+                          [&](const RunConfig& config) { return run_once(run_options, config, workload, apps); });
 }
 
 }  // namespace quanta

@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "app_choice.h"
 #include "io/workload.h"
 #include "run_options.h"
 
@@ -9,7 +10,13 @@ namespace quanta {
 
 // One real run of `config` on the runtime the options choose (quanta's, or the Linux
 // kernel-thread baseline), as the JSON object `quanta run --format json` prints.
-nlohmann::json run_once(const RunOptions& options, const RunConfig& config, const Workload& workload);
+nlohmann::json run_once(const RunOptions& options, const RunConfig& config, const Workload& workload,
+                        const AppChoice& apps);
+
+// For an app without declared service times and a --load (not --rate-rps): measures its
+// mean service time once and stores it in every config, so --load means the same in each.
+void measure_mean_service_once(std::vector<RunConfig>& configs, const Workload& workload, const AppChoice& apps,
+                               const RunOptions& options);
 
 // Runs every configuration the options name, on the same schedule, and prints them.
 // Returns the process exit status.

@@ -60,7 +60,7 @@ std::vector<std::string> dispatch_names(const std::string& text) {
 
 void add_run_options(CLI::App& cmd, RunOptions& o, bool simulated) {
   RunConfig& c = o.base;
-  cmd.add_option("--workload", c.workload,
+  auto* workload = cmd.add_option("--workload", c.workload,
                  "Service times: extreme-bimodal, high-bimodal, exp1, fixed1, tpcc, or a spec fixed:X, exp:MEAN, "
                  "bimodal:P:A:B, lognormal:MEAN:SIGMA (us)")
       ->capture_default_str()
@@ -117,6 +117,17 @@ void add_run_options(CLI::App& cmd, RunOptions& o, bool simulated) {
       ->check(CLI::IsMember({"wait", "drop"}));
   cmd.add_option("--format", o.format, "Output: text (a table) or json")->capture_default_str()->check(CLI::IsMember({"text", "json"}));
   if (!simulated) {
+    cmd.add_option("--app", c.app_path,
+                   "The app to serve: a shared object exporting QUANTA_APP_EXPORT(app) (quanta/quanta.h), or a comma "
+                   "list of builds of it with different probes (a-clock.so,a-flag.so: each --preempt runs the build "
+                   "it needs). Default: the built-in spin app, which spins each request's service time");
+    cmd.add_option("--app-config", c.app_config, "A string handed to the app's setup()");
+    cmd.add_option("--max-payload-bytes", c.max_payload_bytes, "Largest request payload the app's make_request builds")
+        ->capture_default_str()
+        ->check(CLI::Range(8u, 64u << 20));
+    cmd.add_option("--max-response-bytes", c.max_response_bytes, "Response buffer of each request")
+        ->capture_default_str()
+        ->check(CLI::Range(0u, 64u << 20));
     cmd.add_flag("--dispatcher-works", c.dispatcher_works,
                  "With central or jbsq:K and clock or hybrid: when every worker is full, the dispatcher runs an arriving "
                  "request itself, a quantum at a time between its other duties, until it finishes");
@@ -125,7 +136,8 @@ void add_run_options(CLI::App& cmd, RunOptions& o, bool simulated) {
                  "small machine; latencies measured this way mean nothing");
     add_linux_runtime_options(cmd, o);
     // A final callback: add_linux_runtime_options owns the parse-complete one.
-    cmd.final_callback([&o] {
+    cmd.final_callback([&o, workload] {
+      o.workload_given = workload->count() > 0;
       if (o.base.workers > max_workers() && !o.base.oversubscribe) {
         throw CLI::ValidationError("--workers", "must be 1.." + std::to_string(max_workers()) +
                                                     " here: each worker needs a CPU of its own and one CPU is the "

@@ -1,0 +1,45 @@
+#include "runtime/app_library.h"
+
+#include <dlfcn.h>
+
+#include <stdexcept>
+
+namespace quanta {
+
+AppLibrary::AppLibrary(const std::string& path) : path_(path) {
+  if (path.empty()) throw std::invalid_argument("--app: empty path");
+  // A path without a slash would make dlopen search the library path: an app is a file.
+  const std::string file = path.find('/') == std::string::npos ? "./" + path : path;
+  // RTLD_NOW: an unresolved symbol fails here, with its name, not in the middle of a run.
+  void* handle = dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (handle == nullptr) {
+    const char* why = dlerror();
+    throw std::invalid_argument("--app: cannot load '" + path + "': " + (why ? why : "unknown error"));
+  }
+  dlerror();
+  void* entry = dlsym(handle, QUANTA_APP_ENTRY_SYMBOL);
+  if (entry == nullptr) {
+    throw std::invalid_argument("--app: '" + path + "' exports no " QUANTA_APP_ENTRY_SYMBOL
+                                " function (define the app with QUANTA_APP_EXPORT(app) from quanta/quanta.h)");
+  }
+  app_ = reinterpret_cast<quanta_app_entry_fn>(entry)();
+  if (app_ == nullptr) throw std::invalid_argument("--app: " QUANTA_APP_ENTRY_SYMBOL " of '" + path + "' returned NULL");
+  if (app_->abi_version != QUANTA_APP_ABI_VERSION) {
+    throw std::invalid_argument("--app: '" + path + "' was built for app ABI version " +
+                                std::to_string(app_->abi_version) + ", this quanta runs version " +
+                                std::to_string(QUANTA_APP_ABI_VERSION) + " (rebuild it against this quanta)");
+  }
+  if (app_->handle_request == nullptr) throw std::invalid_argument("--app: '" + path + "' has no handle_request");
+}
+
+void check_generator_app(const quanta_app& app, const std::string& what) {
+  if (app.make_request == nullptr) {
+    throw std::invalid_argument(what + " has no make_request: the generator cannot build its requests (drive it "
+                                       "through the runtime API instead, quanta/runtime.h)");
+  }
+  if ((app.classes == nullptr) != (app.class_count == 0)) {
+    throw std::invalid_argument(what + ": classes and class_count must be both set or both empty");
+  }
+}
+
+}  // namespace quanta

@@ -1,0 +1,35 @@
+// An app built as a shared object (`quanta run --app PATH.so`): loaded with dlopen, its
+// one exported function (QUANTA_APP_ENTRY_SYMBOL) asked for the app, and the app checked
+// before anything runs. The object's quanta_* references bind to the program that loads
+// it, which must export the runtime's C API (the quanta command does).
+#pragma once
+
+#include <string>
+
+#include "quanta/quanta.h"
+
+namespace quanta {
+
+class AppLibrary {
+ public:
+  // Throws std::invalid_argument naming the path and what is wrong: the file cannot be
+  // loaded (dlerror's text), has no entry function, returns no app, or an app built for
+  // another QUANTA_APP_ABI_VERSION, or without handle_request.
+  explicit AppLibrary(const std::string& path);
+  // The object stays loaded for the life of the process: worker threads that ran its code
+  // may still have its thread-local destructors to run.
+  ~AppLibrary() = default;
+
+  const quanta_app& app() const { return *app_; }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  const quanta_app* app_ = nullptr;
+};
+
+// Checks what every app needs to run under the generator (make_request) and gives a clear
+// error otherwise; `what` names the app in the message.
+void check_generator_app(const quanta_app& app, const std::string& what);
+
+}  // namespace quanta

@@ -1,0 +1,252 @@
+// The public C API (include/quanta/runtime.h) over Runtime and ApiSource. Every entry
+// point checks its arguments and the runtime's state, catches every exception, and turns
+// it into an error code plus a message for quanta_last_error(): nothing thrown crosses into
+// C, and misuse never crashes.
+#include <cmath>
+#include <memory>
+#include <new>
+#include <stdexcept>
+#include <string>
+
+#include "quanta/runtime.h"
+#include "core/tsc.h"
+#include "runtime/api_source.h"
+#include "runtime/runtime.h"
+#include "stats/histogram.h"
+
+#ifndef QUANTA_VERSION_STRING
+#define QUANTA_VERSION_STRING "0.0.0"
+#endif
+
+struct quanta_runtime {
+  enum class State { kRunning, kStopped };
+  std::unique_ptr<quanta::ApiSource> source;
+  std::unique_ptr<quanta::Runtime> runtime;
+  quanta::RuntimeResult result;
+  State state = State::kRunning;
+  uint32_t class_count = 1;
+};
+
+namespace {
+
+thread_local std::string t_last_error;
+
+int fail(int code, const std::string& why) {
+  t_last_error = why;
+  return code;
+}
+
+constexpr uint32_t kDefaultMaxInFlight = 4096;
+constexpr uint32_t kDefaultMaxBytes = 4096;
+constexpr uint32_t kMaxBufferBytes = 64u << 20;  // per request and direction
+
+const char* or_default(const char* text, const char* fallback) { return text != nullptr ? text : fallback; }
+
+// Checks what RuntimeConfig does not: the API's own limits.
+int check_api_options(const quanta_runtime_options& o) {
+  if (o.size != sizeof(quanta_runtime_options)) {
+    return fail(QUANTA_ERR_INVALID, "options.size is " + std::to_string(o.size) + ", expected " +
+                                        std::to_string(sizeof(quanta_runtime_options)) +
+                                        " (call quanta_runtime_options_init first)");
+  }
+  if (o.max_in_flight == 0 || o.max_in_flight > (1u << 22)) {
+    return fail(QUANTA_ERR_INVALID, "max_in_flight must be from 1 to 4194304, not " + std::to_string(o.max_in_flight));
+  }
+  if (o.max_payload_bytes > kMaxBufferBytes || o.max_response_bytes > kMaxBufferBytes) {
+    return fail(QUANTA_ERR_INVALID, "max_payload_bytes and max_response_bytes must be at most 64 MiB");
+  }
+  if (static_cast<double>(o.max_in_flight) * (o.max_payload_bytes + static_cast<double>(o.max_response_bytes)) >
+      static_cast<double>(1ull << 40)) {
+    return fail(QUANTA_ERR_INVALID, "max_in_flight x (max_payload_bytes + max_response_bytes) is over 1 TiB");
+  }
+  if (o.class_count == 0 || o.class_count > 65536) {
+    return fail(QUANTA_ERR_INVALID, "class_count must be from 1 to 65536, not " + std::to_string(o.class_count));
+  }
+  if (o.worker_cpus != nullptr && o.workers == 0) {
+    return fail(QUANTA_ERR_INVALID, "worker_cpus needs workers set to how many CPUs it names");
+  }
+  return QUANTA_OK;
+}
+
+quanta::RuntimeConfig config_of(const quanta_runtime_options& o) {
+  quanta::RuntimeConfig c;
+  c.workers = o.workers;
+  c.dispatcher_cpu = o.dispatcher_cpu;
+  if (o.worker_cpus != nullptr) c.worker_cpus.assign(o.worker_cpus, o.worker_cpus + o.workers);
+  c.quantum_us = o.quantum_us;
+  c.local_policy = or_default(o.local_policy, "ps");
+  c.dispatch_policy = or_default(o.dispatch_policy, "jsq-msq");
+  c.preempt = or_default(o.preempt, "clock");
+  c.backstop_us = o.backstop_us;
+  c.dispatcher_works = o.dispatcher_works != 0;
+  c.task_slots = o.task_slots;
+  c.stack_kib = o.stack_kib;
+  c.ring_capacity = o.ring_capacity;
+  c.class_count = o.class_count;
+  c.oversubscribe = o.oversubscribe != 0;
+  c.on_full = quanta::FullRingAction::kWait;  // the API bounds requests by max_in_flight instead
+  return c;
+}
+
+quanta_latency latency_of(const quanta::Histogram& h, double scale) {
+  return {h.mean() * scale, static_cast<double>(h.value_at_percentile(50)) * scale,
+          static_cast<double>(h.value_at_percentile(99)) * scale,
+          static_cast<double>(h.value_at_percentile(99.9)) * scale, static_cast<double>(h.max()) * scale};
+}
+
+}  // namespace
+
+extern "C" {
+
+const char* quanta_error_name(int code) {
+  switch (code) {
+    case QUANTA_OK: return "QUANTA_OK";
+    case QUANTA_ERR_INVALID: return "QUANTA_ERR_INVALID";
+    case QUANTA_ERR_STATE: return "QUANTA_ERR_STATE";
+    case QUANTA_ERR_FULL: return "QUANTA_ERR_FULL";
+    case QUANTA_ERR_TOO_BIG: return "QUANTA_ERR_TOO_BIG";
+    case QUANTA_ERR_APP: return "QUANTA_ERR_APP";
+    case QUANTA_ERR_SYSTEM: return "QUANTA_ERR_SYSTEM";
+    case QUANTA_ERR_BUSY: return "QUANTA_ERR_BUSY";
+    default: return "unknown";
+  }
+}
+
+const char* quanta_last_error(void) { return t_last_error.c_str(); }
+
+const char* quanta_version(void) { return QUANTA_VERSION_STRING; }
+
+void quanta_runtime_options_init(quanta_runtime_options* o) {
+  if (o == nullptr) return;
+  *o = quanta_runtime_options{};
+  o->size = sizeof(quanta_runtime_options);
+  o->dispatcher_cpu = -1;
+  o->quantum_us = 2.0;
+  o->local_policy = "ps";
+  o->dispatch_policy = "jsq-msq";
+  o->preempt = "clock";
+  o->backstop_us = 100;
+  o->stack_kib = 64;
+  o->task_slots = 64;
+  o->ring_capacity = 4096;
+  o->max_in_flight = kDefaultMaxInFlight;
+  o->max_payload_bytes = kDefaultMaxBytes;
+  o->max_response_bytes = kDefaultMaxBytes;
+  o->class_count = 1;
+}
+
+int quanta_runtime_start(const quanta_runtime_options* options, const quanta_app* app, const char* config,
+                         quanta_runtime** out) {
+  if (out == nullptr) return fail(QUANTA_ERR_INVALID, "out is NULL");
+  *out = nullptr;
+  if (options == nullptr) return fail(QUANTA_ERR_INVALID, "options is NULL");
+  if (app == nullptr) return fail(QUANTA_ERR_INVALID, "app is NULL");
+  if (app->abi_version != QUANTA_APP_ABI_VERSION) {
+    return fail(QUANTA_ERR_INVALID, "app->abi_version is " + std::to_string(app->abi_version) + ", this library takes " +
+                                        std::to_string(QUANTA_APP_ABI_VERSION) + " (rebuild the app)");
+  }
+  if (app->handle_request == nullptr) return fail(QUANTA_ERR_INVALID, "app->handle_request is NULL");
+  if (const int code = check_api_options(*options); code != QUANTA_OK) return code;
+  try {
+    auto rt = std::make_unique<quanta_runtime>();
+    rt->class_count = options->class_count;
+    rt->runtime = std::make_unique<quanta::Runtime>(config_of(*options), *app);
+    rt->source = std::make_unique<quanta::ApiSource>(options->max_in_flight, options->max_payload_bytes,
+                                                     options->max_response_bytes, options->class_count,
+                                                     options->on_complete, options->on_complete_user,
+                                                     rt->runtime->workers());
+    rt->runtime->add_source(*rt->source);
+    try {
+      rt->runtime->start(config != nullptr ? config : "");
+    } catch (const std::runtime_error& e) {
+      const std::string what = e.what();
+      const bool app_failed = what.find("setup") != std::string::npos;
+      return fail(app_failed ? QUANTA_ERR_APP : QUANTA_ERR_SYSTEM, what);
+    }
+    *out = rt.release();
+    return QUANTA_OK;
+  } catch (const std::invalid_argument& e) {
+    return fail(QUANTA_ERR_INVALID, e.what());
+  } catch (const std::bad_alloc&) {
+    return fail(QUANTA_ERR_SYSTEM, "out of memory");
+  } catch (const std::exception& e) {
+    return fail(QUANTA_ERR_SYSTEM, e.what());
+  }
+}
+
+int quanta_runtime_submit(quanta_runtime* rt, const void* payload, uint32_t len, uint32_t class_index,
+                          uint64_t cookie) {
+  if (rt == nullptr) return fail(QUANTA_ERR_INVALID, "runtime is NULL");
+  std::string why;
+  const int code = rt->source->submit(payload, len, class_index, cookie, why);
+  if (code != QUANTA_OK) return fail(code, why);
+  return QUANTA_OK;
+}
+
+int quanta_runtime_poll(quanta_runtime* rt, quanta_completion* out, uint32_t max) {
+  if (rt == nullptr) return fail(QUANTA_ERR_INVALID, "runtime is NULL");
+  if (out == nullptr && max > 0) return fail(QUANTA_ERR_INVALID, "out is NULL");
+  std::string why;
+  const int n = rt->source->poll_completions(out, max, why);
+  if (n < 0) return fail(n, why);
+  return n;
+}
+
+int quanta_runtime_stop(quanta_runtime* rt, quanta_run_stats* stats) {
+  if (rt == nullptr) return fail(QUANTA_ERR_INVALID, "runtime is NULL");
+  if (rt->state == quanta_runtime::State::kStopped) return fail(QUANTA_ERR_STATE, "the runtime was stopped already");
+  try {
+    rt->result = rt->runtime->stop();
+  } catch (const std::exception& e) {
+    return fail(QUANTA_ERR_SYSTEM, e.what());
+  }
+  rt->state = quanta_runtime::State::kStopped;
+  if (stats != nullptr) {
+    const quanta::RuntimeResult& r = rt->result;
+    *stats = quanta_run_stats{};
+    stats->submitted = rt->source->submitted();
+    stats->completed = r.completed;
+    stats->app_errors = r.app_errors;
+    stats->quanta = r.quanta;
+    stats->migrations = r.migrations;
+    stats->elapsed_s = r.end_tsc > r.start_tsc ? quanta::cycles_to_ns(r.end_tsc - r.start_tsc) * 1e-9 : 0.0;
+    stats->class_count = rt->class_count;
+  }
+  return QUANTA_OK;
+}
+
+int quanta_runtime_class_stats(const quanta_runtime* rt, uint32_t class_index, quanta_class_stats* out) {
+  if (rt == nullptr) return fail(QUANTA_ERR_INVALID, "runtime is NULL");
+  if (out == nullptr) return fail(QUANTA_ERR_INVALID, "out is NULL");
+  if (rt->state != quanta_runtime::State::kStopped) {
+    return fail(QUANTA_ERR_STATE, "class statistics are ready once the runtime is stopped");
+  }
+  if (class_index >= rt->class_count) {
+    return fail(QUANTA_ERR_INVALID, "class_index " + std::to_string(class_index) + " is not below class_count (" +
+                                        std::to_string(rt->class_count) + ")");
+  }
+  const quanta::ClassStats& s = rt->result.classes[class_index];
+  const uint64_t count = s.sojourn_ns.count();
+  *out = quanta_class_stats{};
+  out->completed = count;
+  out->sojourn_us = latency_of(s.sojourn_ns, 1e-3);
+  out->cpu_us = latency_of(s.cpu_ns, 1e-3);
+  out->slowdown = latency_of(s.slowdown_milli, 1e-3);
+  out->preemptions_per_request = count ? static_cast<double>(s.preemptions) / static_cast<double>(count) : 0.0;
+  return QUANTA_OK;
+}
+
+void quanta_runtime_destroy(quanta_runtime* rt) {
+  if (rt == nullptr) return;
+  if (rt->state == quanta_runtime::State::kRunning) {
+    try {
+      rt->runtime->stop();
+    } catch (...) {
+      // Destroy cannot report; the threads are joined either way.
+    }
+  }
+  rt->source->release_lent();
+  delete rt;
+}
+
+}  // extern "C"

@@ -1,0 +1,47 @@
+// The two ends of running one request's handler, shared by every thread that runs
+// handlers (workers, the dispatcher, the kernel-thread baseline): the call itself, which
+// turns the request record into the app's view and the response back, and the finish,
+// which stamps the record's times, records its statistics and hands it to its sink.
+#pragma once
+
+#include <cstdint>
+
+#include "core/task.h"
+#include "quanta/quanta.h"
+#include "runtime/request.h"
+#include "stats/request_recorder.h"
+
+namespace quanta {
+
+// Runs app.handle_request on `request` (inside the running task).
+inline void call_handler(const quanta_app& app, Request& request) {
+  const quanta_request view{request.id, request.class_index, request.payload_len, request.payload};
+  quanta_response response{0, 0, 0, request.response, request.response_capacity};
+  app.handle_request(&view, &response);
+  request.status = response.status;
+  request.response_len = response.len <= request.response_capacity ? response.len : request.response_capacity;
+  request.value = response.value;
+}
+
+// A finished request: its times, its statistics, its sink. After this the request
+// belongs to the sink.
+inline void finish_request(Request& request, uint64_t start_tsc, uint64_t finish_tsc, uint64_t cpu_cycles,
+                           uint32_t preemptions, int32_t worker, RequestRecorder& recorder) {
+  request.start_tsc = start_tsc;
+  request.finish_tsc = finish_tsc;
+  request.cpu_cycles = cpu_cycles;
+  request.quanta = preemptions + 1;
+  request.worker = worker;
+  recorder.record({request.arrival_tsc, finish_tsc, cpu_cycles, request.nominal_service_ns, request.class_index,
+                   preemptions, (request.flags & kRequestMeasured) != 0});
+  request.sink->complete(request);
+}
+
+// The same for a request that ran in `task`: a preemption is a time the task yielded.
+inline void finish_request(Request& request, const Task& task, uint64_t finish_tsc, int32_t worker,
+                           RequestRecorder& recorder) {
+  finish_request(request, task.first_run_tsc, finish_tsc, task.attained_cycles, static_cast<uint32_t>(task.yields),
+                 worker, recorder);
+}
+
+}  // namespace quanta

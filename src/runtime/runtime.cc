@@ -1,0 +1,284 @@
+#include "runtime/runtime.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "core/stack_pool.h"
+#include "core/tsc.h"
+#include "policy/central_policy.h"
+#include "preempt/mechanism.h"
+#include "preempt/signal_preempt.h"
+#include "runtime/central_dispatcher.h"
+#include "runtime/cpu_layout.h"
+#include "runtime/quantum_monitor.h"
+#include "runtime/worker.h"
+
+namespace quanta {
+namespace {
+
+[[noreturn]] void bad(const std::string& option, const std::string& why) {
+  throw std::invalid_argument(option + ": " + why);
+}
+
+void check_range(const std::string& option, double value, double low, double high) {
+  if (!std::isfinite(value) || value < low || value > high) {
+    char text[160];
+    std::snprintf(text, sizeof text, "must be a number from %g to %g, not %g", low, high, value);
+    bad(option, text);
+  }
+}
+
+bool allowed(const std::vector<int>& cpus, int cpu) { return std::find(cpus.begin(), cpus.end(), cpu) != cpus.end(); }
+
+// The dispatcher's CPU first, then the workers': explicit ones, or the allowed CPUs after
+// the dispatcher's in order (wrapping around when oversubscribed).
+std::vector<int> cpu_plan(const RuntimeConfig& config, unsigned workers) {
+  const std::vector<int> cpus = allowed_cpus();
+  const int dispatcher = config.dispatcher_cpu >= 0 ? config.dispatcher_cpu : cpus.front();
+  if (!allowed(cpus, dispatcher)) bad("dispatcher_cpu", std::to_string(dispatcher) + " is not in this process's CPU set");
+  std::vector<int> plan{dispatcher};
+  if (!config.worker_cpus.empty()) {
+    for (int cpu : config.worker_cpus) {
+      if (!allowed(cpus, cpu)) bad("worker_cpus", std::to_string(cpu) + " is not in this process's CPU set");
+      plan.push_back(cpu);
+    }
+    return plan;
+  }
+  std::vector<int> rest;
+  for (int cpu : cpus) {
+    if (cpu != dispatcher) rest.push_back(cpu);
+  }
+  if (rest.empty()) rest.push_back(dispatcher);  // one CPU: everything shares it
+  for (unsigned i = 0; i < workers; ++i) plan.push_back(rest[i % rest.size()]);
+  return plan;
+}
+
+// Who ends quanta from outside the worker, if anyone: the dispatcher writes flags
+// (flag), or signals the worker after the quantum (signal) or after the backstop (hybrid).
+std::unique_ptr<QuantumMonitor> make_monitor(std::span<const WorkerPort> ports, const WorkerConfig& config) {
+  switch (config.preempt) {
+    case PreemptMechanism::kFlag:
+      return std::make_unique<QuantumMonitor>(ports, config.quantum_cycles, QuantumMonitor::Action::kWriteFlag);
+    case PreemptMechanism::kSignal:
+      return std::make_unique<QuantumMonitor>(ports, config.quantum_cycles, QuantumMonitor::Action::kSignal);
+    case PreemptMechanism::kHybrid:
+      return std::make_unique<QuantumMonitor>(ports, config.backstop_cycles, QuantumMonitor::Action::kSignal);
+    case PreemptMechanism::kClock:
+    case PreemptMechanism::kNone:
+      break;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+unsigned resolve_workers(const RuntimeConfig& config) {
+  const unsigned limit = max_workers();
+  const unsigned workers = config.workers ? config.workers : limit;
+  if (!config.worker_cpus.empty() && config.workers != 0 && config.worker_cpus.size() != config.workers) {
+    bad("worker_cpus", "names " + std::to_string(config.worker_cpus.size()) + " CPUs for " +
+                           std::to_string(config.workers) + " workers");
+  }
+  if (!config.worker_cpus.empty()) return static_cast<unsigned>(config.worker_cpus.size());
+  if (workers > limit && !config.oversubscribe) {
+    bad("--workers", std::to_string(workers) + " is more than this machine allows (" + std::to_string(limit) +
+                         ": one CPU per worker plus one for the dispatcher)");
+  }
+  return workers;
+}
+
+struct Runtime::Parts {
+  WorkerConfig worker_config;
+  DispatchSpec spec;
+  std::vector<int> cpus;  // dispatcher's, then each worker's
+  std::unique_ptr<CentralSlots> central_slots;
+  std::vector<std::unique_ptr<Worker>> workers;
+  std::vector<std::unique_ptr<PinnedThread>> worker_threads;
+  std::vector<WorkerPort> ports;
+  std::vector<CentralPort> central_ports;
+  std::unique_ptr<DispatchPolicy> dispatch_policy;
+  std::unique_ptr<Dispatcher> dispatcher;
+  std::unique_ptr<CentralDispatcher> central_dispatcher;
+  std::unique_ptr<QuantumMonitor> monitor;
+  std::unique_ptr<PinnedThread> dispatcher_thread;
+  RuntimeResult result;
+};
+
+Runtime::Runtime(const RuntimeConfig& config, const quanta_app& app)
+    : config_(config), app_(app), workers_(resolve_workers(config)), parts_(std::make_unique<Parts>()) {
+  if (app.handle_request == nullptr) bad("app", "'" + std::string(app.name ? app.name : "?") + "' has no handle_request");
+  check_range("--quantum-us", config.quantum_us, 1e-3, 1e9);
+  check_range("--backstop-us", config.backstop_us, 1e-3, 1e9);
+  check_range("--task-slots", config.task_slots, 1, 65536);
+  check_range("--stack-kib", config.stack_kib, 16, 65536);
+  check_range("--ring-capacity", config.ring_capacity, 2, 1u << 24);
+  check_range("class_count", static_cast<double>(config.class_count), 1, 65536);
+  Parts& p = *parts_;
+  p.spec = parse_dispatch_spec(config.dispatch_policy);
+  make_local_policy(config.local_policy, 1);  // throws for an unknown name
+  const PreemptMechanism mechanism = parse_preempt_mechanism(config.preempt);
+  const bool steal = p.spec.kind == DispatchSpec::Kind::kSteal;
+  // steal runs on the centralized machinery too, with a queue per worker.
+  const bool central = steal || p.spec.kind == DispatchSpec::Kind::kCentral || p.spec.kind == DispatchSpec::Kind::kJbsq;
+  if (config.dispatcher_works && (steal || !central)) bad("--dispatcher-works", "needs --dispatch central or jbsq:K");
+  if (config.dispatcher_works && mechanism != PreemptMechanism::kClock && mechanism != PreemptMechanism::kHybrid) {
+    bad("--dispatcher-works", "needs --preempt clock or hybrid: the dispatcher stops its own request with clock probes");
+  }
+  if (static_cast<uint64_t>(config.task_slots) * workers_ > (1u << 24)) {
+    bad("--task-slots", "times the workers is over 16 M task stacks");
+  }
+  p.cpus = cpu_plan(config, workers_);
+
+  WorkerConfig& wc = p.worker_config;
+  wc.app = &app;
+  wc.local_policy = config.local_policy;
+  wc.task_slots = config.task_slots;
+  wc.stack_bytes = static_cast<std::size_t>(config.stack_kib) * 1024;
+  wc.ring_capacity = config.ring_capacity;
+  wc.quantum_cycles = ns_to_cycles(config.quantum_us * 1000.0);
+  wc.preempt = mechanism;
+  wc.backstop_cycles = ns_to_cycles(config.backstop_us * 1000.0);
+  wc.class_count = config.class_count;
+  if (central) {
+    // As many requests in the system at once as the two-level runtime admits.
+    p.central_slots = std::make_unique<CentralSlots>(config.task_slots * workers_, wc.stack_bytes, app);
+    wc.central_slots = p.central_slots.get();
+    wc.central_depth = p.spec.kind == DispatchSpec::Kind::kJbsq ? p.spec.depth : 1;
+  }
+  for (unsigned i = 0; i < workers_; ++i) p.workers.push_back(std::make_unique<Worker>(static_cast<int>(i), wc));
+}
+
+Runtime::~Runtime() {
+  if (running()) {
+    try {
+      stop();
+    } catch (...) {
+      // A destructor must not throw; the threads are joined either way.
+    }
+  }
+}
+
+void Runtime::add_source(Source& source) {
+  if (started_) throw std::logic_error("add_source after start");
+  sources_.push_back(&source);
+}
+
+void Runtime::stop_workers() {
+  for (auto& w : parts_->workers) w->request_stop();
+  for (auto& t : parts_->worker_threads) t->join();
+}
+
+void Runtime::start(const std::string& app_config) {
+  if (started_) throw std::logic_error("the runtime was started already");
+  Parts& p = *parts_;
+  if (p.worker_config.preempt == PreemptMechanism::kSignal || p.worker_config.preempt == PreemptMechanism::kHybrid) {
+    install_preempt_signal_handler();
+  }
+  if (app_.setup != nullptr && app_.setup(app_config.c_str()) != 0) {
+    throw std::runtime_error(std::string("the app '") + (app_.name ? app_.name : "?") + "' failed its setup");
+  }
+  try {
+    for (unsigned i = 0; i < workers_; ++i) {
+      p.worker_threads.push_back(std::make_unique<PinnedThread>(p.cpus[1 + i], [w = p.workers[i].get()] { w->run(); }));
+    }
+  } catch (...) {
+    stop_workers();
+    if (app_.teardown != nullptr) app_.teardown();
+    throw;
+  }
+  // Dispatch only once every worker is up: a worker whose setup failed would never drain
+  // its ring.
+  for (auto& w : p.workers) {
+    while (w->state() == Worker::State::kStarting) cpu_relax();
+  }
+  for (unsigned i = 0; i < workers_; ++i) {
+    if (p.workers[i]->state() == Worker::State::kSetupFailed) {
+      stop_workers();
+      if (app_.teardown != nullptr) app_.teardown();
+      throw std::runtime_error("the app's setup_worker failed on worker " + std::to_string(i));
+    }
+  }
+
+  for (auto& w : p.workers) {
+    p.ports.push_back(w->port());
+    if (p.central_slots) p.central_ports.push_back(w->central_port());
+  }
+  p.monitor = make_monitor(p.ports, p.worker_config);
+  if (p.central_slots) {
+    CentralQueues queues;
+    const std::size_t queue_count = p.spec.kind == DispatchSpec::Kind::kSteal ? workers_ : 1;
+    for (std::size_t i = 0; i < queue_count; ++i) {
+      queues.queues.push_back(make_local_policy(config_.local_policy, p.central_slots->capacity()));
+    }
+    p.central_dispatcher = std::make_unique<CentralDispatcher>(
+        p.central_ports, *p.central_slots, std::move(queues), p.worker_config.central_depth, config_.dispatcher_works,
+        p.worker_config.quantum_cycles, config_.class_count, config_.on_full, config_.seed);
+    p.central_dispatcher->set_monitor(p.monitor.get());
+  } else {
+    p.dispatch_policy = make_dispatch_policy(config_.dispatch_policy, config_.seed);
+    p.dispatcher = std::make_unique<Dispatcher>(p.ports, *p.dispatch_policy, config_.on_full);
+    p.dispatcher->set_monitor(p.monitor.get());
+  }
+  try {
+    p.dispatcher_thread = std::make_unique<PinnedThread>(p.cpus[0], [this] {
+      Parts& q = *parts_;
+      install_stack_overflow_reporter();  // the dispatcher runs tasks too (--dispatcher-works)
+      q.result.start_tsc = read_tsc();
+      q.result.dispatch = q.central_dispatcher ? q.central_dispatcher->run(sources_) : q.dispatcher->run(sources_);
+      q.result.end_tsc = read_tsc();
+    });
+  } catch (...) {
+    stop_workers();
+    if (app_.teardown != nullptr) app_.teardown();
+    throw;
+  }
+  started_ = true;
+}
+
+RuntimeResult Runtime::stop() {
+  for (Source* s : sources_) s->close();
+  return finish();
+}
+
+RuntimeResult Runtime::finish() {
+  if (!started_) throw std::logic_error("finish before start");
+  if (finished_) throw std::logic_error("the runtime was stopped already");
+  Parts& p = *parts_;
+  p.dispatcher_thread->join();
+  stop_workers();
+  finished_ = true;
+  if (app_.teardown != nullptr) app_.teardown();
+
+  RuntimeResult& r = p.result;
+  r.workers = workers_;
+  for (const auto& worker : p.workers) {
+    const Worker& w = *worker;
+    merge_into(r.classes, w.stats());
+    r.completed += w.totals().completed;
+    r.quanta += w.totals().quanta;
+    r.app_errors += w.totals().app_errors;
+    r.unbalanced_disables += w.totals().unbalanced_disables;
+    r.signals_received += w.totals().signals.received;
+    r.signal_switches += w.totals().signals.switched;
+    r.signals_deferred += w.totals().signals.deferred;
+    r.migrations += w.totals().migrations;
+  }
+  if (p.monitor) r.monitor_actions = p.monitor->actions();
+  if (p.central_dispatcher) {
+    const CentralTotals& central = p.central_dispatcher->totals();
+    r.requeued = central.requeued;
+    r.max_outstanding = central.max_outstanding;
+    r.dispatcher_requests = central.dispatcher_requests;
+    r.steals = central.steals;
+    r.quanta += central.dispatcher_quanta;
+    r.completed += central.dispatcher_requests;
+    r.app_errors += central.dispatcher_app_errors;
+    merge_into(r.classes, p.central_dispatcher->own_stats());
+  }
+  r.classes.resize(config_.class_count);
+  return r;
+}
+
+}  // namespace quanta

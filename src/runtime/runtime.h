@@ -1,0 +1,108 @@
+// The runtime as one object: a dispatcher thread and pinned workers, the sources they
+// serve, and what they measured. Both the public C API (include/quanta/runtime.h) and
+// `quanta run` build one of these; they differ only in their sources (the API's
+// submissions, or the in-process generator).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "quanta/quanta.h"
+#include "runtime/dispatcher.h"
+#include "runtime/source.h"
+#include "stats/class_stats.h"
+#include "stats/dispatch_totals.h"
+
+namespace quanta {
+
+struct RuntimeConfig {
+  unsigned workers = 0;              // 0: one per allowed CPU after the dispatcher's
+  int dispatcher_cpu = -1;           // -1: the first allowed CPU
+  std::vector<int> worker_cpus;      // empty: the allowed CPUs after the dispatcher's
+  double quantum_us = 2.0;
+  std::string local_policy = "ps";
+  std::string dispatch_policy = "jsq-msq";
+  std::string preempt = "clock";     // clock | flag | signal | hybrid | none
+  double backstop_us = 100;          // hybrid: signal a task still running after this
+  bool dispatcher_works = false;     // central/jbsq: the dispatcher runs requests when workers are full
+  unsigned task_slots = 64;          // per worker
+  unsigned stack_kib = 64;
+  unsigned ring_capacity = 4096;     // per worker
+  FullRingAction on_full = FullRingAction::kWait;
+  std::size_t class_count = 1;
+  uint64_t seed = 1;                 // random dispatch policies
+  // More workers than free CPUs (they then share CPUs with each other and the dispatcher):
+  // for correctness tests of multi-worker behaviour on small machines, not for measurement.
+  bool oversubscribe = false;
+};
+
+// What a run measured, summed over the workers and the dispatcher.
+struct RuntimeResult {
+  unsigned workers = 0;
+  DispatchTotals dispatch;
+  ClassStatsSet classes;            // measured requests only
+  uint64_t completed = 0;
+  uint64_t quanta = 0;
+  uint64_t app_errors = 0;
+  uint64_t unbalanced_disables = 0;
+  uint64_t monitor_actions = 0;     // flags written or signals sent by the monitor
+  uint64_t signals_received = 0;    // preemption-signal handler runs on the workers
+  uint64_t signal_switches = 0;     // ... that switched away from the task
+  uint64_t signals_deferred = 0;    // ... that left a pending preemption (unsafe code)
+  uint64_t migrations = 0;          // central: quanta of a task whose previous quantum ran elsewhere
+  uint64_t requeued = 0;            // central: preempted quanta sent back to the queue
+  uint32_t max_outstanding = 0;     // central: most requests a worker held at once
+  uint64_t dispatcher_requests = 0; // requests the dispatcher ran itself (--dispatcher-works)
+  uint64_t steals = 0;              // steal: requests an idle worker took from another's queue
+  uint64_t start_tsc = 0;           // the dispatcher's first poll
+  uint64_t end_tsc = 0;             // every request finished
+};
+
+// The number of workers a config gets here (resolves 0), or throws std::invalid_argument
+// naming --workers when the machine has too few CPUs.
+unsigned resolve_workers(const RuntimeConfig& config);
+
+class Runtime {
+ public:
+  // Checks the configuration (std::invalid_argument naming the option) and allocates
+  // every worker's rings, slots and stacks (std::runtime_error if memory cannot be had).
+  Runtime(const RuntimeConfig& config, const quanta_app& app);
+  ~Runtime();
+  Runtime(const Runtime&) = delete;
+  Runtime& operator=(const Runtime&) = delete;
+
+  // Before start(): a source the dispatcher polls. Not owned.
+  void add_source(Source& source);
+
+  // Calls the app's setup(config), starts the workers (each runs setup_worker) and then
+  // the dispatcher. Throws std::runtime_error if the app's setup fails or a thread cannot
+  // start (nothing is left running then).
+  void start(const std::string& app_config);
+
+  // Waits until every source is exhausted and every request finished, stops the workers
+  // (teardown_worker on each), calls the app's teardown and returns what was measured.
+  // Sources that end by themselves (a schedule) are waited for; close them first to stop
+  // early (stop()).
+  RuntimeResult finish();
+  // Closes every source, then finish().
+  RuntimeResult stop();
+
+  bool running() const { return started_ && !finished_; }
+  unsigned workers() const { return workers_; }
+
+ private:
+  struct Parts;
+  void stop_workers();
+
+  RuntimeConfig config_;
+  const quanta_app& app_;
+  unsigned workers_;
+  std::unique_ptr<Parts> parts_;
+  std::vector<Source*> sources_;
+  bool started_ = false;
+  bool finished_ = false;
+};
+
+}  // namespace quanta

@@ -1,0 +1,44 @@
+// The one place where a finished request becomes statistics. Every runtime feeds it: the
+// workers and the dispatcher of quanta's runtime, the kernel-thread baseline's pool
+// threads, and the simulator. Each passes times in its own tick (cycle-counter cycles, or
+// simulated ns) and says how many ns a tick is; conversion happens here, once.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "stats/class_stats.h"
+
+namespace quanta {
+
+struct FinishedTimes {
+  uint64_t arrival;             // ticks: when the request arrived (its intended arrival, for a schedule)
+  uint64_t finish;              // ticks
+  uint64_t cpu;                 // ticks the handler ran, time preempted not counted
+  uint32_t nominal_service_ns;  // the source's service time for it; 0: unknown (slowdown uses cpu)
+  uint32_t class_index;
+  uint32_t preemptions;         // times it was stopped before it finished
+  bool measured;                // after the warm-up: counts in the statistics
+};
+
+class RequestRecorder {
+ public:
+  RequestRecorder(std::size_t class_count, double ns_per_tick) : classes_(class_count), ns_per_tick_(ns_per_tick) {}
+
+  void record(const FinishedTimes& t) {
+    if (!t.measured || t.class_index >= classes_.size()) return;
+    const uint64_t sojourn_ticks = t.finish > t.arrival ? t.finish - t.arrival : 0;
+    classes_[t.class_index].record(to_ns(sojourn_ticks), t.nominal_service_ns, to_ns(t.cpu), t.preemptions);
+  }
+
+  const ClassStatsSet& classes() const { return classes_; }
+  ClassStatsSet& classes() { return classes_; }
+
+ private:
+  uint64_t to_ns(uint64_t ticks) const { return static_cast<uint64_t>(static_cast<double>(ticks) * ns_per_tick_); }
+
+  ClassStatsSet classes_;
+  double ns_per_tick_;
+};
+
+}  // namespace quanta
