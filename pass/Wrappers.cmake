@@ -16,3 +16,6 @@ foreach(lang c c++)
                  FILE_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ
                                   GROUP_EXECUTE WORLD_READ WORLD_EXECUTE)
 endforeach()
+# Installed as they are: nothing in them names the build tree.
+install(PROGRAMS ${CMAKE_BINARY_DIR}/bin/quanta-clang ${CMAKE_BINARY_DIR}/bin/quanta-clang++
+        DESTINATION bin)

@@ -48,3 +48,7 @@ target_link_options(quanta_shared PRIVATE
 if(NOT QUANTA_SANITIZE)
   target_link_options(quanta_shared PRIVATE -Wl,--no-undefined)
 endif()
+
+# The installed package's names, for projects that add this tree as a subdirectory.
+add_library(quanta::quanta ALIAS quanta_static)
+add_library(quanta::shared ALIAS quanta_shared)
