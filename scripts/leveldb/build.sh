@@ -8,7 +8,7 @@ mode="${1:?usage: build.sh clock|flag|counter|none [quanta build dir]}"
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 qbuild="$(cd "${2:-$root/build}" && pwd)"
 case "$mode" in clock|flag|counter|none) ;; *) echo "build.sh: unknown mode '$mode'" >&2; exit 2 ;; esac
-for f in "$qbuild/bin/quanta-clang" "$qbuild/bin/quanta-clang++" "$qbuild/lib/libquanta-pass.so" "$qbuild/lib/libquanta_runtime.a"; do
+for f in "$qbuild/bin/quanta-clang" "$qbuild/bin/quanta-clang++" "$qbuild/lib/libquanta-pass.so" "$qbuild/lib/libquanta.a"; do
   [ -e "$f" ] || { echo "build.sh: missing $f (build quanta first)" >&2; exit 2; }
 done
 src="$root/third_party_src/leveldb/src"

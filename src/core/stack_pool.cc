@@ -1,5 +1,6 @@
 #include "core/stack_pool.h"
 
+#include <pthread.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -72,6 +73,51 @@ bool in_guard_page(uintptr_t addr) {
   raise(sig);
 }
 
+// The alternate signal stack the overflow handler runs on, one per thread that runs tasks
+// (sigaltstack is per thread). Mapped rather than a thread_local array: thread-locals of a
+// dlopen'ed libquanta.so that the probes reach with initial-exec accesses must fit in
+// glibc's small static TLS reserve, and 64 KiB would not. A thread-specific key, not a
+// thread_local, remembers the mapping, so the library adds no TLS for it at all; its
+// destructor unmaps the stack when the thread exits.
+constexpr std::size_t kAltStackBytes = 64 * 1024;
+pthread_key_t g_alt_stack_key;
+pthread_once_t g_alt_stack_key_once = PTHREAD_ONCE_INIT;
+
+std::size_t alt_stack_mapping_bytes() { return kAltStackBytes + page_bytes(); }
+
+void release_alt_stack(void* mapping) {
+  // Stop using it first, unless the thread has switched to another stack since.
+  char* const stack = static_cast<char*>(mapping) + page_bytes();
+  stack_t current{};
+  if (sigaltstack(nullptr, &current) == 0 && current.ss_sp == stack) {
+    stack_t off{};
+    off.ss_flags = SS_DISABLE;
+    sigaltstack(&off, nullptr);
+  }
+  munmap(mapping, alt_stack_mapping_bytes());
+}
+
+void create_alt_stack_key() { pthread_key_create(&g_alt_stack_key, &release_alt_stack); }
+
+// Gives the calling thread its alternate signal stack, once. On failure the thread goes
+// without: an overflow then still kills the process, only without the message.
+[[maybe_unused]] void ensure_alt_stack() {
+  pthread_once(&g_alt_stack_key_once, &create_alt_stack_key);
+  if (pthread_getspecific(g_alt_stack_key) != nullptr) return;
+  void* mapping = mmap(nullptr, alt_stack_mapping_bytes(), PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+  if (mapping == MAP_FAILED) return;
+  // A guard page below it, like the task stacks': a handler that overflowed it would
+  // otherwise write into whatever is mapped next.
+  mprotect(mapping, page_bytes(), PROT_NONE);
+  stack_t alt{};
+  alt.ss_sp = static_cast<char*>(mapping) + page_bytes();
+  alt.ss_size = kAltStackBytes;
+  if (sigaltstack(&alt, nullptr) != 0 || pthread_setspecific(g_alt_stack_key, mapping) != 0) {
+    release_alt_stack(mapping);
+  }
+}
+
 }  // namespace
 
 StackPool::StackPool(std::size_t count, std::size_t stack_bytes)
@@ -116,17 +162,8 @@ void StackPool::release(StackRegion stack) {
 
 void install_stack_overflow_reporter() {
 #if !defined(QUANTA_ASAN)  // ASan reports overflows itself and owns SIGSEGV
-  // The handler cannot run on the overflowed stack: each thread that runs tasks gets an
-  // alternate signal stack of its own (sigaltstack is per thread).
-  static thread_local char alt_stack[64 * 1024];
-  static thread_local bool thread_ready = false;
-  if (!thread_ready) {
-    stack_t alt{};
-    alt.ss_sp = alt_stack;
-    alt.ss_size = sizeof alt_stack;
-    sigaltstack(&alt, nullptr);
-    thread_ready = true;
-  }
+  // The handler cannot run on the overflowed stack.
+  ensure_alt_stack();
   static std::atomic<bool> handler_installed{false};
   if (handler_installed.exchange(true)) return;
   struct sigaction action {};

@@ -149,6 +149,10 @@ void summary_rows(std::string& out, const std::vector<const json*>& entries) {
   row(out, "requests measured", counts);
   for (const char* stat : {"p50", "p99", "p99.9", "max"}) row(out, std::string("slowdown ") + stat, cells("slowdown", stat));
   for (const char* stat : {"p50", "p99", "p99.9"}) row(out, std::string("sojourn us ") + stat, cells("sojourn_us", stat));
+  row(out, "cpu us p50", cells("cpu_us", "p50"));
+  std::vector<std::string> basis;
+  for (const json* e : entries) basis.push_back((*e)["slowdown_basis"].get<std::string>());
+  row(out, "slowdown divides by", basis);
   std::vector<std::string> missed;
   for (const json* e : entries) missed.push_back(number((*e)["share_slowdown_over_10"].get<double>() * 100) + "%");
   row(out, "slowdown > 10", missed);
@@ -178,8 +182,14 @@ std::string runs_to_text(const std::vector<json>& runs) {
   row(out, "", names);
   for (const auto& [key, entry] : runs.front()["classes"].items()) {
     char title[128];
-    std::snprintf(title, sizeof title, "class %s (%s us, %.1f%%)\n", entry["label"].get<std::string>().c_str(),
-                  key.c_str(), entry["share"].get<double>() * 100);
+    const std::string label = entry["label"].get<std::string>();
+    if (label == key) {
+      // An app's own class: named, with no nominal time to show.
+      std::snprintf(title, sizeof title, "class %s (%.1f%%)\n", label.c_str(), entry["share"].get<double>() * 100);
+    } else {
+      std::snprintf(title, sizeof title, "class %s (%s us, %.1f%%)\n", label.c_str(), key.c_str(),
+                    entry["share"].get<double>() * 100);
+    }
     out += title;
     std::vector<const json*> entries;
     for (const json& run : runs) entries.push_back(&run["classes"][key]);

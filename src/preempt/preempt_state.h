@@ -40,8 +40,9 @@ struct PreemptState {
 void set_flag_word(const uint32_t* word);
 
 // Defined in probe_abi.cc. constinit: no lazy-initialization wrapper, so every access is
-// one %fs-relative address computation on the yield path.
-extern constinit thread_local PreemptState t_preempt_state;
+// one %fs-relative address computation on the yield path; initial-exec (QUANTA_TLS), so
+// that stays true in libquanta.so, where the default model calls __tls_get_addr.
+extern constinit thread_local PreemptState t_preempt_state QUANTA_TLS;
 
 inline PreemptState& preempt_state() { return t_preempt_state; }
 

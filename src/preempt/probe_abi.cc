@@ -16,7 +16,7 @@ __thread const volatile uint32_t* quanta_flag_word QUANTA_TLS = &kNeverSetFlag;
 
 namespace quanta {
 
-constinit thread_local PreemptState t_preempt_state;
+constinit thread_local PreemptState t_preempt_state QUANTA_TLS;
 
 namespace {
 

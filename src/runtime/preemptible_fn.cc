@@ -20,7 +20,7 @@ namespace {
 
 constexpr uint64_t kDefaultStackBytes = 64 * 1024;
 
-thread_local quanta::QuantumRunner t_fn_runner;
+thread_local quanta::QuantumRunner t_fn_runner QUANTA_TLS;
 
 void run_fn(quanta::Task& task) {
   auto* f = static_cast<quanta_fn*>(task.user);

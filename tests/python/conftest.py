@@ -6,6 +6,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+# The build under test: tests/CMakeLists.txt names it; run by hand, build/.
+BUILD_DIR = Path(os.environ.get("QUANTA_BUILD_DIR", ROOT / "build"))
 
 
 @pytest.fixture(scope="session")

@@ -205,3 +205,46 @@ def test_probes_rejects_bad_options(run_quanta, quanta_bin):
     assert proc.returncode == 2 and "--format" in proc.stderr
     proc = run_quanta("probes")
     assert proc.returncode == 2 and "probes --help" in proc.stderr
+
+
+SHORT_RUN = ["--duration-s", "0.2", "--workload", "bimodal:90:1:50", "--load", "0.5"]
+
+
+def test_version(run_quanta):
+    proc = run_quanta("--version", check=True)
+    assert proc.stdout.split()[0] == "quanta" and proc.stdout.split()[1].count(".") == 2
+
+
+def test_spin_app_through_app_gives_the_default_counts(run_json, quanta_bin):
+    builds = ",".join(spin_app(quanta_bin, kind) for kind in ("clock", "flag", "plain"))
+    default = run_json("run", *SHORT_RUN, "--preempt", "clock,flag,signal")["runs"]
+    explicit = run_json("run", *SHORT_RUN, "--preempt", "clock,flag,signal", "--app", builds)["runs"]
+    for a, b in zip(default, explicit):
+        assert a["requests"]["generated"] == b["requests"]["generated"]  # the same schedule
+        assert b["requests"]["generated"] == b["requests"]["completed"] + b["requests"]["dropped"]
+        assert b["config"]["app"] == "spin" and b["config"]["app_path"] == builds
+        assert b["classes"]["50"]["slowdown_basis"] == "nominal"
+        assert b["classes"]["50"]["preemptions_per_request"] > 1, b["config"]["preempt"]
+
+
+def test_app_build_is_chosen_by_its_probes(run_quanta, quanta_bin):
+    proc = run_quanta("run", *SHORT_RUN, "--app", spin_app(quanta_bin, "clock"), "--preempt", "flag")
+    assert proc.returncode == 2
+    assert "no build for --preempt flag" in proc.stderr and "flag probes" in proc.stderr
+    # A build without probes runs, with a warning that says what that means.
+    proc = run_quanta("run", *SHORT_RUN, "--app", spin_app(quanta_bin, "plain"), "--preempt", "clock", check=True)
+    assert "has no probes" in proc.stderr
+
+
+@pytest.mark.parametrize("path, problem", [("/nonexistent/app.so", "cannot load"),
+                                            ("/lib/x86_64-linux-gnu/libm.so.6", "exports no quanta_app_entry")])
+def test_bad_app_exits_2_naming_it(run_quanta, path, problem):
+    proc = run_quanta("run", *SHORT_RUN, "--app", path)
+    assert proc.returncode == 2, proc.stderr
+    assert path in proc.stderr and problem in proc.stderr
+    assert proc.stdout == ""
+
+
+def test_payload_buffer_too_small_for_the_spin_app_is_refused(run_quanta):
+    proc = run_quanta("run", *SHORT_RUN, "--max-payload-bytes", "4")
+    assert proc.returncode == 2 and "--max-payload-bytes" in proc.stderr

@@ -3,13 +3,14 @@ import json
 import subprocess
 import sys
 
-from conftest import ROOT
+from conftest import BUILD_DIR, ROOT
 
 SCRIPT = str(ROOT / "bench" / "kernel_instructions.py")
 
 
 def run(*args):
-    return subprocess.run([sys.executable, SCRIPT, *args], capture_output=True, text=True, timeout=600)
+    return subprocess.run([sys.executable, SCRIPT, "--kernel-dir", str(BUILD_DIR / "lib" / "quanta-kernels"), *args],
+                          capture_output=True, text=True, timeout=600)
 
 
 def test_counts_are_exact_and_repeatable():
