@@ -130,12 +130,8 @@ MeanService mean_service_for(const RunConfig& config, const Workload& workload, 
   return {measure_mean_service_us(workload, app, config), "measured"};
 }
 
-RunResult run_in_process(const RunConfig& config, const Workload& workload, const quanta_app& app) {
-  RunResult result;
-  result.config = config;
-  const std::size_t classes = workload.classes().size();
-  const RuntimeConfig runtime_config = runtime_config_of(config, classes);
-  const unsigned workers = resolve_workers(runtime_config);
+std::vector<Arrival> plan_run(const RunConfig& config, const Workload& workload, const quanta_app& app,
+                              unsigned workers, RunResult& result) {
   result.config.workers = workers;
   const MeanService mean = mean_service_for(config, workload, app);
   result.mean_service_us = mean.us;
@@ -144,40 +140,35 @@ RunResult run_in_process(const RunConfig& config, const Workload& workload, cons
   result.config.rate_rps = result.offered_rps;
   result.tsc_per_ns = tsc_per_ns();
   result.app_name = app.name ? app.name : "";
+  return make_poisson_schedule(workload, {result.offered_rps, config.duration_s, config.seed});
+}
 
-  const std::vector<Arrival> schedule =
-      make_poisson_schedule(workload, {result.offered_rps, config.duration_s, config.seed});
-
-  Runtime runtime(runtime_config, app);
+GeneratorOptions generator_options_of(const RunConfig& config, unsigned workers) {
   GeneratorOptions options;
-  // More records than the runtime can hold (every ring and task slot full, plus a batch),
-  // so the generator never waits for one: the rings' limits stay the ones that count.
+  // As many requests in the system at once as the runtime admits (every ring and task
+  // slot full, plus a batch): the rings' limits stay the ones that count.
   options.pool_size = workers * (config.ring_capacity + config.task_slots) + 64;
   options.payload_bytes = config.max_payload_bytes;
   options.response_bytes = config.max_response_bytes;
   options.measure_from_ns = static_cast<uint64_t>(config.warmup_frac * config.duration_s * 1e9);
   options.seed = config.seed;
-  GeneratorSource generator(schedule, workload, app, options);
+  return options;
+}
+
+RunResult run_in_process(const RunConfig& config, const Workload& workload, const quanta_app& app) {
+  RunResult result;
+  result.config = config;
+  const RuntimeConfig runtime_config = runtime_config_of(config, workload.classes().size());
+  const unsigned workers = resolve_workers(runtime_config);
+  const std::vector<Arrival> schedule = plan_run(config, workload, app, workers, result);
+  GeneratorSource generator(schedule, workload, app, generator_options_of(config, workers));
+  Runtime runtime(runtime_config, app);
   runtime.add_source(generator);
   runtime.start(config.app_config);
   const RuntimeResult r = runtime.finish();
 
-  result.dispatch = r.dispatch;
-  result.completed = r.completed;
-  result.quanta = r.quanta;
-  result.app_errors = r.app_errors;
-  result.unbalanced_disables = r.unbalanced_disables;
-  result.monitor_actions = r.monitor_actions;
-  result.signals_received = r.signals_received;
-  result.signal_switches = r.signal_switches;
-  result.signals_deferred = r.signals_deferred;
-  result.migrations = r.migrations;
-  result.requeued = r.requeued;
-  result.max_outstanding = r.max_outstanding;
-  result.dispatcher_requests = r.dispatcher_requests;
-  result.steals = r.steals;
+  static_cast<RunCounters&>(result) = r;
   result.build_failures = generator.build_failures();
-  result.classes = r.classes;
   result.elapsed_s = r.end_tsc > r.start_tsc ? cycles_to_ns(r.end_tsc - r.start_tsc) * 1e-9 : 0.0;
   return result;
 }

@@ -4,8 +4,11 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "experiment/run_result.h"
+#include "io/generator_source.h"
+#include "io/schedule.h"
 #include "io/workload.h"
 #include "quanta/quanta.h"
 #include "runtime/runtime.h"
@@ -36,5 +39,13 @@ struct MeanService {
   std::string source;  // "workload", "app", "measured", or "" (not needed)
 };
 MeanService mean_service_for(const RunConfig& config, const Workload& workload, const quanta_app& app);
+
+// What every generated run starts with, whichever runtime serves it: fills in `result`'s
+// rate, mean service time and app, and returns the schedule.
+std::vector<Arrival> plan_run(const RunConfig& config, const Workload& workload, const quanta_app& app,
+                              unsigned workers, RunResult& result);
+// The generator's options for a run: its record pool holds as many requests as the
+// runtime admits at once (every worker's ring and task slots full).
+GeneratorOptions generator_options_of(const RunConfig& config, unsigned workers);
 
 }  // namespace quanta

@@ -56,29 +56,13 @@ RunResult run_on_kernel_threads(const RunConfig& config, const Workload& workloa
   }
   if (options.threads_per_core == 0) throw std::invalid_argument("--threads-per-core must be at least 1");
   // The report names what ran instead of the quanta policies, which do not apply here.
-  result.config.workers = workers;
   result.config.local_policy = std::string("sched-") + linux_policy_name(options.policy);
   result.config.dispatch_policy = "shared-queue";
   result.config.preempt = "kernel";
-  const MeanService mean = mean_service_for(config, workload, app);
-  result.mean_service_us = mean.us;
-  result.mean_service_source = mean.source;
-  result.offered_rps = offered_rate_rps(config, mean.us, workers);
-  result.config.rate_rps = result.offered_rps;
-  result.tsc_per_ns = tsc_per_ns();
-  result.app_name = app.name ? app.name : "";
-
-  const std::vector<Arrival> schedule =
-      make_poisson_schedule(workload, {result.offered_rps, config.duration_s, config.seed});
-  GeneratorOptions generator_options;
-  // As many requests in the system at once as the quanta runtime admits (every ring and
-  // task slot full): beyond that the generator waits, and the wait shows up as latency.
-  generator_options.pool_size = workers * (config.ring_capacity + config.task_slots) + 64;
-  generator_options.payload_bytes = config.max_payload_bytes;
-  generator_options.response_bytes = config.max_response_bytes;
-  generator_options.measure_from_ns = static_cast<uint64_t>(config.warmup_frac * config.duration_s * 1e9);
-  generator_options.seed = config.seed;
-  GeneratorSource generator(schedule, workload, app, generator_options);
+  const std::vector<Arrival> schedule = plan_run(config, workload, app, workers, result);
+  // The queue holds as many requests as the quanta runtime admits: beyond that the
+  // generator waits, and the wait shows up as latency.
+  GeneratorSource generator(schedule, workload, app, generator_options_of(config, workers));
 
   if (app.setup != nullptr && app.setup(config.app_config.c_str()) != 0) {
     throw std::runtime_error(std::string("the app '") + (app.name ? app.name : "?") + "' failed its setup");

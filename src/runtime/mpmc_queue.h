@@ -5,7 +5,9 @@
 // requests to one dispatcher. Fixed capacity, no allocation after construction.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -19,8 +21,7 @@ class MpmcQueue {
  public:
   // Capacity is rounded up to a power of two (at least 2).
   explicit MpmcQueue(std::size_t capacity) {
-    std::size_t size = 2;
-    while (size < capacity) size <<= 1;
+    const std::size_t size = std::bit_ceil(std::max<std::size_t>(capacity, 2));
     cells_ = std::make_unique<Cell[]>(size);
     mask_ = size - 1;
     for (std::size_t i = 0; i < size; ++i) cells_[i].sequence.store(i, std::memory_order_relaxed);

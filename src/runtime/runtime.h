@@ -12,8 +12,7 @@
 #include "quanta/quanta.h"
 #include "runtime/dispatcher.h"
 #include "runtime/source.h"
-#include "stats/class_stats.h"
-#include "stats/dispatch_totals.h"
+#include "stats/run_counters.h"
 
 namespace quanta {
 
@@ -39,23 +38,8 @@ struct RuntimeConfig {
 };
 
 // What a run measured, summed over the workers and the dispatcher.
-struct RuntimeResult {
+struct RuntimeResult : RunCounters {
   unsigned workers = 0;
-  DispatchTotals dispatch;
-  ClassStatsSet classes;            // measured requests only
-  uint64_t completed = 0;
-  uint64_t quanta = 0;
-  uint64_t app_errors = 0;
-  uint64_t unbalanced_disables = 0;
-  uint64_t monitor_actions = 0;     // flags written or signals sent by the monitor
-  uint64_t signals_received = 0;    // preemption-signal handler runs on the workers
-  uint64_t signal_switches = 0;     // ... that switched away from the task
-  uint64_t signals_deferred = 0;    // ... that left a pending preemption (unsafe code)
-  uint64_t migrations = 0;          // central: quanta of a task whose previous quantum ran elsewhere
-  uint64_t requeued = 0;            // central: preempted quanta sent back to the queue
-  uint32_t max_outstanding = 0;     // central: most requests a worker held at once
-  uint64_t dispatcher_requests = 0; // requests the dispatcher ran itself (--dispatcher-works)
-  uint64_t steals = 0;              // steal: requests an idle worker took from another's queue
   uint64_t start_tsc = 0;           // the dispatcher's first poll
   uint64_t end_tsc = 0;             // every request finished
 };

@@ -4,7 +4,9 @@
 // the ring looks full (producer) or empty (consumer).
 #pragma once
 
+#include <algorithm>
 #include <atomic>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <stdexcept>
@@ -19,8 +21,7 @@ class SpscRing {
  public:
   // Capacity is rounded up to a power of two.
   explicit SpscRing(std::size_t capacity) {
-    std::size_t size = 1;
-    while (size < capacity) size <<= 1;
+    const std::size_t size = std::bit_ceil(std::max<std::size_t>(capacity, 1));
     slots_.resize(size);
     mask_ = size - 1;
   }

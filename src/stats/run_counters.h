@@ -1,0 +1,32 @@
+// The counts every run of the runtime ends with, summed over its workers and its
+// dispatcher: what the runtime reports (RuntimeResult) and what a run's report carries
+// (RunResult) share this one definition.
+#pragma once
+
+#include <cstdint>
+
+#include "stats/class_stats.h"
+#include "stats/dispatch_totals.h"
+
+namespace quanta {
+
+struct RunCounters {
+  DispatchTotals dispatch;
+  ClassStatsSet classes;            // measured requests only (after the warm-up)
+  uint64_t completed = 0;
+  uint64_t quanta = 0;
+  uint64_t app_errors = 0;
+  uint64_t unbalanced_disables = 0; // handlers that returned with preemption still disabled
+  uint64_t monitor_actions = 0;     // flags written or signals sent by the monitor
+  uint64_t signals_received = 0;    // preemption-signal handler runs on the workers
+  uint64_t signal_switches = 0;     // ... that switched away from the task
+  uint64_t signals_deferred = 0;    // ... that left a pending preemption (unsafe code)
+  // Centralized dispatch (central, jbsq:K, steal) only.
+  uint64_t migrations = 0;          // quanta of a task whose previous quantum ran on another worker
+  uint64_t requeued = 0;            // preempted quanta sent back to the central queue
+  uint32_t max_outstanding = 0;     // most requests a worker held at once (JBSQ's bound K)
+  uint64_t dispatcher_requests = 0; // requests the dispatcher ran itself (--dispatcher-works)
+  uint64_t steals = 0;              // steal: requests an idle worker took from another's queue
+};
+
+}  // namespace quanta
