@@ -274,8 +274,10 @@ class BurstSource final : public Source, public Sink {
   uint32_t poll(uint64_t now_tsc, Request** out, uint32_t max) override {
     uint32_t n = 0;
     while (n < max && left_ > 0) {
-      Request* r = pool_.acquire();
-      if (r == nullptr) break;
+      // Records in batches, as the generator takes them.
+      if (free_.empty() && pool_.acquire_all(free_) == 0) break;
+      Request* r = &pool_.reset(*free_.back());
+      free_.pop_back();
       r->arrival_tsc = now_tsc;
       r->sink = this;
       out[n++] = r;
@@ -290,6 +292,7 @@ class BurstSource final : public Source, public Sink {
 
  private:
   RequestPool pool_;
+  std::vector<Request*> free_;
   std::size_t left_;
 };
 

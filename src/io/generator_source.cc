@@ -16,6 +16,7 @@ GeneratorSource::GeneratorSource(std::span<const Arrival> schedule, const Worklo
       measure_from_ns_(options.measure_from_ns),
       rng_(options.seed * 0x9e3779b97f4a7c15ull + 0x632be59bd9b4e019ull),
       cycles_per_ns_(tsc_per_ns()) {
+  free_.reserve(pool_.capacity());
   if (app.make_request == nullptr) {
     throw std::invalid_argument("the app '" + std::string(app.name ? app.name : "?") +
                                 "' has no make_request, so the generator cannot build its requests");
@@ -34,14 +35,16 @@ uint32_t GeneratorSource::poll(uint64_t now_tsc, Request** out, uint32_t max) {
     const Arrival& arrival = schedule_[next_];
     const uint64_t due = start_tsc_ + static_cast<uint64_t>(static_cast<double>(arrival.arrival_ns) * cycles_per_ns_);
     if (now_tsc < due) break;
-    Request* r = pool_.acquire();
-    if (r == nullptr) {
+    if (free_.empty()) pool_.acquire_all(free_);
+    if (free_.empty()) {
       // Every record is in the runtime: this arrival waits (and shows up as latency).
       if (!waiting_for_record_) ++pool_waits_;
       waiting_for_record_ = true;
       break;
     }
     waiting_for_record_ = false;
+    Request* r = &pool_.reset(*free_.back());
+    free_.pop_back();
     const bool app_classes = workload_.app_defined();
     const double class_service_us = workload_.classes()[arrival.class_index].service_us;
     r->id = next_;
@@ -57,7 +60,7 @@ uint32_t GeneratorSource::poll(uint64_t now_tsc, Request** out, uint32_t max) {
     ++next_;
     if (app_.make_request(&spec, r->payload, r->payload_capacity, &len) != 0 || len > r->payload_capacity) {
       ++build_failures_;
-      pool_.release(*r);
+      free_.push_back(r);
       continue;
     }
     r->payload_len = len;

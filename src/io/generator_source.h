@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cstdint>
 #include <span>
+#include <vector>
 
 #include "io/schedule.h"
 #include "io/workload.h"
@@ -47,6 +48,7 @@ class GeneratorSource final : public Source, public Sink {
   const Workload& workload_;
   const quanta_app& app_;
   RequestPool pool_;
+  std::vector<Request*> free_;   // records taken from the pool in a batch, not yet used
   uint64_t measure_from_ns_;
   uint64_t rng_;
   double cycles_per_ns_;

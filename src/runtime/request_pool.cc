@@ -61,19 +61,39 @@ Request* RequestPool::acquire() {
     if (head_.compare_exchange_weak(head, pack(tag_of(head) + 1, below), std::memory_order_acquire,
                                     std::memory_order_acquire)) {
       in_use_.fetch_add(1, std::memory_order_relaxed);
-      Request& r = records_[top];
-      // Keep the buffers and the index; clear what a source or the runtime fills in.
-      std::byte* payload = r.payload;
-      std::byte* response = r.response;
-      r = Request{};
-      r.payload = payload;
-      r.response = response;
-      r.payload_capacity = payload_bytes_;
-      r.response_capacity = response_bytes_;
-      r.pool_index = top;
-      return &r;
+      return &reset(records_[top]);
     }
   }
+}
+
+Request& RequestPool::reset(Request& r) {
+  // Keep the buffers and the index; clear what a source or the runtime fills in.
+  std::byte* payload = r.payload;
+  std::byte* response = r.response;
+  const uint32_t index = r.pool_index;
+  r = Request{};
+  r.payload = payload;
+  r.response = response;
+  r.payload_capacity = payload_bytes_;
+  r.response_capacity = response_bytes_;
+  r.pool_index = index;
+  return r;
+}
+
+uint32_t RequestPool::acquire_all(std::vector<Request*>& into) {
+  uint64_t head = head_.load(std::memory_order_acquire);
+  // Detach the whole stack: a concurrent acquire that read the old head fails its
+  // compare-and-swap on the tag, and releases push onto the new, empty head.
+  while (!head_.compare_exchange_weak(head, pack(tag_of(head) + 1, kEnd), std::memory_order_acquire,
+                                      std::memory_order_acquire)) {
+  }
+  uint32_t n = 0;
+  for (uint32_t at = index_of(head); at != kEnd; at = next_[at].load(std::memory_order_relaxed)) {
+    into.push_back(&records_[at]);
+    ++n;
+  }
+  in_use_.fetch_add(n, std::memory_order_relaxed);
+  return n;
 }
 
 void RequestPool::release(Request& request) {

@@ -28,9 +28,18 @@ class RequestPool {
   RequestPool(const RequestPool&) = delete;
   RequestPool& operator=(const RequestPool&) = delete;
 
-  // A cleared record (buffers kept), or nullptr when every record is in use.
+  // A cleared record (buffers kept), or nullptr when every record is in use. Any thread.
   Request* acquire();
   void release(Request& request);
+
+  // For a source that makes every request on one thread (the generator, on the
+  // dispatcher's): takes all the free records at once with one atomic exchange, so that
+  // it touches the free list's shared line once per batch instead of once per request,
+  // while the workers that release records keep that line in their caches. Appends them
+  // to `into` (reset() clears each before use); returns how many.
+  uint32_t acquire_all(std::vector<Request*>& into);
+  // Clears a record taken by acquire_all for a new request.
+  Request& reset(Request& request);
 
   uint32_t capacity() const { return static_cast<uint32_t>(records_.size()); }
   uint32_t payload_bytes() const { return payload_bytes_; }
