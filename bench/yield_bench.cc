@@ -3,8 +3,8 @@
 
 #include "core/stack_pool.h"
 #include "core/task.h"
-#include "preempt/quantum_runner.h"
 #include "core/tsc.h"
+#include "preempt/quantum_runner.h"
 #include "quanta/fn.h"
 #include "quanta/probe.h"
 

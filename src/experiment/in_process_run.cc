@@ -47,8 +47,9 @@ namespace {
 class PilotSource final : public Source, public Sink {
  public:
   PilotSource(const Workload& workload, const quanta_app& app, uint32_t requests, uint32_t payload_bytes,
-              uint64_t seed)
-      : workload_(workload), app_(app), pool_(1, payload_bytes, 4096), left_(requests), rng_(seed), spec_rng_(seed) {}
+              uint32_t response_bytes, uint64_t seed)
+      : workload_(workload), app_(app), pool_(1, payload_bytes, response_bytes), left_(requests), rng_(seed),
+        spec_rng_(seed) {}
 
   uint32_t poll(uint64_t now_tsc, Request** out, uint32_t max) override {
     if (max == 0 || left_ == 0 || busy_.load(std::memory_order_acquire)) return 0;
@@ -114,7 +115,8 @@ double measure_mean_service_us(const Workload& workload, const quanta_app& app, 
   pilot.dispatcher_works = false;
   pilot.oversubscribe = true;  // also on a machine with one CPU
   Runtime runtime(runtime_config_of(pilot, workload.classes().size()), app);
-  PilotSource source(workload, app, requests, config.max_payload_bytes, config.seed ^ 0x5eed);
+  PilotSource source(workload, app, requests, config.max_payload_bytes, config.max_response_bytes,
+                     config.seed ^ 0x5eed);
   runtime.add_source(source);
   runtime.start(config.app_config);
   runtime.finish();

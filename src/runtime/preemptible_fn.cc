@@ -5,8 +5,8 @@
 
 #include "core/stack_pool.h"
 #include "core/task.h"
-#include "preempt/quantum_runner.h"
 #include "core/tsc.h"
+#include "preempt/quantum_runner.h"
 #include "quanta/fn.h"
 
 struct quanta_fn {
