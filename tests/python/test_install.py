@@ -324,3 +324,25 @@ def test_example_app_config_reaches_its_setup(prefix, tmp_path):
                            "--rate-rps", "1000", "--duration-s", "0.1"], capture_output=True, text=True,
                           timeout=TIMEOUT_S)
     assert proc.returncode == 2 and "declares its own request classes" in proc.stderr
+
+
+def test_example_app_under_the_kernel_threads_and_max_load(prefix, tmp_path):
+    src = tmp_path / "hashscan"
+    shutil.copytree(EXAMPLE, src)
+    env = dict(os.environ, PKG_CONFIG_PATH=str(prefix / "lib" / "pkgconfig"))
+    run(["make", "-C", src], env=env)
+    app = src / "libhashscan.so"
+    quanta = prefix / "bin" / "quanta"
+    # The kernel-thread baseline serves the same app, from the same generator.
+    report = json.loads(run([quanta, "run", "--app", app, "--runtime", "linux", "--rate-rps", "2000",
+                             "--duration-s", "0.3", "--format", "json"]).stdout)
+    assert report["config"]["runtime"] == "linux" and report["config"]["app"] == "hashscan"
+    requests = report["requests"]
+    assert requests["generated"] == requests["completed"] + requests["dropped"] > 300
+    # --max-load bisects over loads of an app with no declared service times: the mean
+    # is measured once, then every point is a real run.
+    search = json.loads(run([quanta, "run", "--app", app, "--max-load", "get:p50-slowdown<=1000",
+                             "--max-load-steps", "2", "--duration-s", "0.2", "--format", "json"]).stdout)
+    assert len(search["points"]) == 2
+    assert search["run"]["config"]["mean_service_source"] == "measured"
+    assert search["max_load"] > 0
