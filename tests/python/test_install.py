@@ -346,3 +346,59 @@ def test_example_app_under_the_kernel_threads_and_max_load(prefix, tmp_path):
     assert len(search["points"]) == 2
     assert search["run"]["config"]["mean_service_source"] == "measured"
     assert search["max_load"] > 0
+
+
+# A C program embeds the runtime through the installed libquanta.so: start, submit from
+# its own thread, stop, poll. Built by a plain cc with -pedantic, so the public headers
+# are C as well as C++.
+EMBED_C = r"""
+#include <stdio.h>
+#include <string.h>
+#include <quanta/runtime.h>
+
+static void upper(const quanta_request* request, quanta_response* response) {
+  const char* in = request->payload;
+  for (uint32_t i = 0; i < request->payload_len; ++i) {
+    char c = in[i];
+    if (c >= 'a' && c <= 'z') c = (char)(c - 32);
+    if (quanta_response_append(response, &c, 1) != 0) response->status = 1;
+  }
+}
+
+static const quanta_app kApp = {.abi_version = QUANTA_APP_ABI_VERSION, .name = "upper", .handle_request = upper};
+
+int main(void) {
+  quanta_runtime_options o;
+  quanta_runtime_options_init(&o);
+  o.max_in_flight = 16;
+  quanta_runtime* rt;
+  if (quanta_runtime_start(&o, &kApp, "", &rt) != QUANTA_OK) {
+    fprintf(stderr, "start: %s\n", quanta_last_error());
+    return 1;
+  }
+  const char* words[] = {"alpha", "beta", "gamma"};
+  for (int i = 0; i < 3; ++i) {
+    if (quanta_runtime_submit(rt, words[i], (uint32_t)strlen(words[i]), 0, (uint64_t)i) != QUANTA_OK) return 2;
+  }
+  if (quanta_runtime_submit(rt, words[0], 100000, 0, 9) != QUANTA_ERR_TOO_BIG) return 3;
+  quanta_run_stats stats;
+  if (quanta_runtime_stop(rt, &stats) != QUANTA_OK) return 4;
+  quanta_completion done[8];
+  int n = quanta_runtime_poll(rt, done, 8);
+  for (int i = 0; i < n; ++i) {
+    printf("%llu %.*s\n", (unsigned long long)done[i].cookie, (int)done[i].response_len,
+           (const char*)done[i].response);
+  }
+  printf("completed %llu\n", (unsigned long long)stats.completed);
+  quanta_runtime_destroy(rt);
+  return 0;
+}
+"""
+
+
+def test_plain_c_program_embeds_the_runtime(prefix, tmp_path):
+    (tmp_path / "main.c").write_text(EMBED_C)
+    run([plain_cc(), "-std=c11", "-Wall", "-Wextra", "-pedantic", "-Werror", "-O2", tmp_path / "main.c",
+         f"-I{prefix}/include", f"-L{prefix}/lib", "-lquanta", f"-Wl,-rpath,{prefix}/lib", "-o", tmp_path / "app"])
+    lines = sorted(run([tmp_path / "app"]).stdout.splitlines())
+    assert lines == ["0 ALPHA", "1 BETA", "2 GAMMA", "completed 3"]
