@@ -8,6 +8,7 @@
 #include "core/tsc.h"
 #include "io/generator_source.h"
 #include "io/schedule.h"
+#include "runtime/cpu_layout.h"
 #include "runtime/request_pool.h"
 #include "runtime/runtime.h"
 
@@ -141,6 +142,7 @@ std::vector<Arrival> plan_run(const RunConfig& config, const Workload& workload,
   result.offered_rps = offered_rate_rps(config, mean.us, workers);
   result.config.rate_rps = result.offered_rps;
   result.tsc_per_ns = tsc_per_ns();
+  result.cpus = static_cast<unsigned>(allowed_cpus().size());
   result.app_name = app.name ? app.name : "";
   return make_poisson_schedule(workload, {result.offered_rps, config.duration_s, config.seed});
 }

@@ -1,5 +1,7 @@
 #include "experiment/report.h"
 
+#include "experiment/run_warnings.h"
+
 #include <cstdio>
 #include <string>
 
@@ -111,7 +113,9 @@ json run_to_json(const RunResult& r, const Workload& workload, const char* mode)
                   {"dispatcher_requests", r.dispatcher_requests},
                   {"steals", r.steals}}},
                 {"elapsed_s", r.elapsed_s},
-                {"tsc_ghz", r.tsc_per_ns}}}};
+                {"cpus", r.cpus},
+                {"tsc_ghz", r.tsc_per_ns}}},
+              {"warnings", run_warnings(r)}};
 }
 
 namespace {
@@ -208,7 +212,19 @@ std::string runs_to_text(const std::vector<json>& runs) {
   row(out, "achieved rps", achieved);
   row(out, "generated", generated);
   row(out, "dropped", dropped);
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    for (const json& w : runs[i].value("warnings", json::array())) {
+      out += "warning (" + names[i] + "): " + w["message"].get<std::string>() + "\n";
+    }
+  }
   return out;
+}
+
+bool any_warnings(const std::vector<json>& runs) {
+  for (const json& run : runs) {
+    if (!run.value("warnings", json::array()).empty()) return true;
+  }
+  return false;
 }
 
 }  // namespace quanta

@@ -15,6 +15,10 @@ nlohmann::json run_to_json(const RunResult& result, const Workload& workload, co
 
 // Columns are runs; rows are per-class and overall figures. Reads only the JSON, so any
 // producer of the schema can be shown this way.
+// Warnings (run_warnings.h) follow the table, a line each.
 std::string runs_to_text(const std::vector<nlohmann::json>& runs);
+
+// Whether any of the runs carries a warning (for --strict).
+bool any_warnings(const std::vector<nlohmann::json>& runs);
 
 }  // namespace quanta

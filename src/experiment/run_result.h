@@ -15,6 +15,7 @@ struct RunResult : RunCounters {
   double offered_rps = 0;           // the schedule's rate
   double elapsed_s = 0;             // first arrival .. last completion
   double tsc_per_ns = 0;
+  unsigned cpus = 0;                // CPUs the process could use (0: not a real run)
   uint64_t build_failures = 0;      // arrivals whose payload the app's make_request could not build
   std::string app_name;             // the app that served the run
   // The mean service time --load was converted with, and where it came from: "workload"

@@ -1,5 +1,6 @@
 """`quanta run` as a user meets it: help, errors that name the option (exit 2), and the
 JSON schema documented in docs/json-output.md."""
+import json
 import os
 
 import pytest
@@ -248,3 +249,26 @@ def test_bad_app_exits_2_naming_it(run_quanta, path, problem):
 def test_payload_buffer_too_small_for_the_spin_app_is_refused(run_quanta):
     proc = run_quanta("run", *SHORT_RUN, "--max-payload-bytes", "4")
     assert proc.returncode == 2 and "--max-payload-bytes" in proc.stderr
+
+
+OVERLOAD = ["--workload", "fixed:20", "--load", "3", "--duration-s", "0.05", "--ring-capacity", "2",
+            "--task-slots", "2", "--warmup-frac", "0"]
+
+
+def test_an_overloaded_run_warns_and_strict_fails_it(run_quanta):
+    proc = run_quanta("run", *OVERLOAD, "--format", "json", check=True)
+    codes = {w["code"] for w in json.loads(proc.stdout)["warnings"]}
+    assert {"late_dispatches", "full_ring_waits"} <= codes
+    text = run_quanta("run", *OVERLOAD, check=True)
+    assert "warning (ps/jsq-msq/clock): the dispatcher waited" in text.stdout
+    strict = run_quanta("run", *OVERLOAD, "--strict")
+    assert strict.returncode == 3
+    assert "--strict" in strict.stderr
+
+
+def test_more_threads_than_cpus_warns(run_quanta):
+    cpus = len(os.sched_getaffinity(0))
+    proc = run_quanta("run", "--workers", str(cpus), "--oversubscribe", "--duration-s", "0.05", "--format", "json",
+                      check=True)
+    warnings = json.loads(proc.stdout)["warnings"]
+    assert "shared_cpus" in {w["code"] for w in warnings}

@@ -1,5 +1,6 @@
 // The quanta command line. Exit status: 0 success, 2 bad usage (the message names the
-// option), 1 a run that could not be carried out.
+// option), 1 a run that could not be carried out, 3 a run whose figures came with
+// warnings under --strict.
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <exception>

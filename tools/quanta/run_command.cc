@@ -60,7 +60,14 @@ int run_command(const RunOptions& options) {
   } else {
     std::cout << runs_to_text(reports);
   }
-  return 0;
+  return strict_status(options, reports);
+}
+
+int strict_status(const RunOptions& options, const std::vector<nlohmann::json>& reports) {
+  if (!options.strict || !any_warnings(reports)) return 0;
+  std::fflush(stdout);
+  std::fprintf(stderr, "quanta: --strict: the run's figures come with warnings (see above)\n");
+  return 3;
 }
 
 }  // namespace quanta

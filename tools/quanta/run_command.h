@@ -18,6 +18,9 @@ nlohmann::json run_once(const RunOptions& options, const RunConfig& config, cons
 void measure_mean_service_once(std::vector<RunConfig>& configs, const Workload& workload, const AppChoice& apps,
                                const RunOptions& options);
 
+// 3 with --strict when any report carries a warning (after saying so on stderr), else 0.
+int strict_status(const RunOptions& options, const std::vector<nlohmann::json>& reports);
+
 // Runs every configuration the options name, on the same schedule, and prints them.
 // Returns the process exit status.
 int run_command(const RunOptions& options);

@@ -116,6 +116,9 @@ void add_run_options(CLI::App& cmd, RunOptions& o, bool simulated) {
       ->capture_default_str()
       ->check(CLI::IsMember({"wait", "drop"}));
   cmd.add_option("--format", o.format, "Output: text (a table) or json")->capture_default_str()->check(CLI::IsMember({"text", "json"}));
+  cmd.add_flag("--strict", o.strict,
+               "Exit with status 3 when a run's figures come with warnings (a late or stalled dispatcher, latencies "
+               "beyond the histograms, more threads than CPUs, ...; listed under the table and in the JSON)");
   if (!simulated) {
     cmd.add_option("--app", c.app_path,
                    "The app to serve: a shared object exporting QUANTA_APP_EXPORT(app) (quanta/quanta.h), or a comma "

@@ -21,6 +21,7 @@ struct RunOptions {
   std::string runtime = "quanta";       // quanta | linux (the kernel-thread baseline)
   KernelThreadOptions kernel_threads;   // --runtime linux only
   bool workload_given = false;          // --workload was on the command line
+  bool strict = false;                  // exit 3 when a run has warnings
 };
 
 // `simulated`: the workers are simulated, so --workers may be any number from 1 (a real

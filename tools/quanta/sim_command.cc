@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "experiment/report.h"
+#include "run_command.h"
 #include "sim/engine.h"
 
 namespace quanta {
@@ -61,7 +62,7 @@ int sim_command(const SimOptions& options) {
                   r["sim"]["requests_per_cpu_s"].get<double>());
     }
   }
-  return 0;
+  return strict_status(options.run, reports);
 }
 
 }  // namespace quanta
