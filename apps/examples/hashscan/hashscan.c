@@ -3,7 +3,7 @@
  * Two kinds of request share the cores, as in the papers' RocksDB and LevelDB services:
  *   GET <key>            look one key up in a hash table, answer its 64-byte value (~0.2 us)
  *   SCAN <key> <count>   walk <count> keys in order from <key>, answer how many and a digest
- *                        of their values (~0.3 ms for the default 5000)
+ *                        of their values (~1 ms for the default 5000)
  * Without preemption every GET that arrives during a SCAN waits for all of it. Built with
  * quanta-clang, the SCAN loop gets probes and quanta runs the GETs in between.
  *
