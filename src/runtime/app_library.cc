@@ -1,8 +1,11 @@
 #include "runtime/app_library.h"
 
 #include <dlfcn.h>
+#include <link.h>
 
 #include <stdexcept>
+
+#include "runtime/probe_records.h"
 
 namespace quanta {
 
@@ -30,6 +33,18 @@ AppLibrary::AppLibrary(const std::string& path) : path_(path) {
                                 std::to_string(QUANTA_APP_ABI_VERSION) + " (rebuild it against this quanta)");
   }
   if (app_->handle_request == nullptr) throw std::invalid_argument("--app: '" + path + "' has no handle_request");
+  register_signal_safe_text(handle);
+}
+
+void AppLibrary::register_signal_safe_text(void* handle) {
+  // The program's own quanta_text is known from its linker symbols; an object loaded
+  // later has its own, which a preemption signal may leave at any instruction too.
+  link_map* map = nullptr;
+  if (dlinfo(handle, RTLD_DI_LINKMAP, &map) != 0 || map == nullptr) return;
+  for (const auto& [begin, end] : read_section_ranges(path_, "quanta_text")) {
+    quanta_register_signal_safe_code(reinterpret_cast<const void*>(map->l_addr + begin),
+                                     reinterpret_cast<const void*>(map->l_addr + end));
+  }
 }
 
 void check_generator_app(const quanta_app& app, const std::string& what) {

@@ -1,6 +1,6 @@
 // An app built as a shared object (`quanta run --app PATH.so`): loaded with dlopen, its
-// one exported function (QUANTA_APP_ENTRY_SYMBOL) asked for the app, and the app checked
-// before anything runs. The object's quanta_* references bind to the program that loads
+// one exported function (QUANTA_APP_ENTRY_SYMBOL) asked for the app, the app checked
+// before anything runs, and its quanta_text section registered as signal-safe code. The object's quanta_* references bind to the program that loads
 // it, which must export the runtime's C API (the quanta command does).
 #pragma once
 
@@ -24,6 +24,10 @@ class AppLibrary {
   const std::string& path() const { return path_; }
 
  private:
+  // Registers the object's quanta_text section (what the pass instrumented, and
+  // QUANTA_SIGNAL_SAFE functions) as code a preemption signal may switch out of.
+  void register_signal_safe_text(void* handle);
+
   std::string path_;
   const quanta_app* app_ = nullptr;
 };

@@ -191,4 +191,19 @@ std::vector<ProbeRecord> read_probe_records(const std::string& path) {
   return records;
 }
 
+std::vector<std::pair<uint64_t, uint64_t>> read_section_ranges(const std::string& path, const char* name) {
+  const ElfFile file(path);
+  const Elf64_Ehdr header = read_header(file);
+  const std::vector<Elf64_Shdr> sections = read_section_headers(file, header);
+  std::vector<std::pair<uint64_t, uint64_t>> ranges;
+  if (sections.empty()) return ranges;
+  const std::string names = read_section_names(file, header, sections);
+  for (const Elf64_Shdr& section : sections) {
+    if (section.sh_size > 0 && has_name(names, section.sh_name, name)) {
+      ranges.emplace_back(section.sh_addr, section.sh_addr + section.sh_size);
+    }
+  }
+  return ranges;
+}
+
 }  // namespace quanta

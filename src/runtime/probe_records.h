@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace quanta {
@@ -23,5 +24,10 @@ struct ProbeRecord {
 // message naming `path` and the problem, for a file that cannot be read, is not such an
 // ELF file, is cut short, or holds something other than version-1 records there.
 std::vector<ProbeRecord> read_probe_records(const std::string& path);
+
+// Where the sections named `name` of an ELF file sit, as link-time addresses (a loaded
+// shared object adds its load base): [begin, end) each, empty sections left out. Throws
+// like read_probe_records. The app loader uses it to find an object's quanta_text.
+std::vector<std::pair<uint64_t, uint64_t>> read_section_ranges(const std::string& path, const char* name);
 
 }  // namespace quanta

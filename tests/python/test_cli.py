@@ -226,6 +226,11 @@ def test_spin_app_through_app_gives_the_default_counts(run_json, quanta_bin):
         assert b["config"]["app"] == "spin" and b["config"]["app_path"] == builds
         assert b["classes"]["50"]["slowdown_basis"] == "nominal"
         assert b["classes"]["50"]["preemptions_per_request"] > 1, b["config"]["preempt"]
+        if b["config"]["preempt"] == "signal":
+            # spin-plain.so's handler is in its own quanta_text section, which the loader
+            # registers: some signals switch right in the handler (most land in the
+            # runtime's CPU-time call and wait for it to return: deferred).
+            assert b["runtime"]["signals"]["switched"] > 0, b["runtime"]["signals"]
 
 
 def test_app_build_is_chosen_by_its_probes(run_quanta, quanta_bin):

@@ -140,6 +140,23 @@ TEST(ProbeRecords, FindsTheSameRecordLinkedIntoThisExecutable) {
   EXPECT_EQ(found, 1);
 }
 
+// This program's quanta_text section (the instrumented input object's functions), as the
+// file says and as the linker's __start/__stop symbols place it once loaded.
+extern "C" const char __start_quanta_text[] __attribute__((weak));
+extern "C" const char __stop_quanta_text[] __attribute__((weak));
+
+TEST(ProbeRecords, FindsTheAddressRangeOfANamedSection) {
+  ASSERT_NE(__start_quanta_text, nullptr);
+  const auto ranges = read_section_ranges("/proc/self/exe", "quanta_text");
+  ASSERT_EQ(ranges.size(), 1u);
+  const auto [begin, end] = ranges[0];
+  EXPECT_EQ(end - begin, static_cast<uint64_t>(__stop_quanta_text - __start_quanta_text));
+  // A position-independent executable is loaded at some base: the offset is the same.
+  const auto load_base = reinterpret_cast<uintptr_t>(__start_quanta_text) - begin;
+  EXPECT_EQ(load_base % 4096, 0u);
+  EXPECT_TRUE(read_section_ranges("/proc/self/exe", "no_such_section").empty());
+}
+
 TEST(ProbeRecords, DecodesEveryFieldAndEveryMode) {
   std::string records;
   records += record_bytes(QUANTA_PROBE_RECORD_MAGIC, QUANTA_PROBE_MODE_FLAG, 7, "a/flag.c");

@@ -1,7 +1,7 @@
 /* hashscan: a small in-memory key-value service, written as a quanta app.
  *
  * Two kinds of request share the cores, as in the papers' RocksDB and LevelDB services:
- *   GET <key>            look one key up in a hash table, answer its 64-byte value (~0.2 us)
+ *   GET <key>            look one key up in a hash table, answer its 64-byte value (~0.5 us)
  *   SCAN <key> <count>   walk <count> keys in order from <key>, answer how many and a digest
  *                        of their values (~1 ms for the default 5000)
  * Without preemption every GET that arrives during a SCAN waits for all of it. Built with
