@@ -38,6 +38,7 @@ RuntimeConfig runtime_config_of(const RunConfig& config, std::size_t class_count
   r.class_count = class_count;
   r.seed = config.seed;
   r.oversubscribe = config.oversubscribe;
+  r.stall_threshold_us = config.stall_threshold_us;
   return r;
 }
 

@@ -2,6 +2,7 @@
 
 #include "experiment/run_warnings.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 
@@ -84,6 +85,15 @@ json run_to_json(const RunResult& r, const Workload& workload, const char* mode)
     overall.merge(stats);
   }
   const uint64_t measured = overall.sojourn_ns.count();
+  json stall_threads = json::array();
+  for (const StallSummary& s : r.stalls) {
+    stall_threads.push_back({{"thread", s.thread},
+                             {"cpu", s.cpu},
+                             {"count", s.count},
+                             {"total_ms", s.total_ns * 1e-6},
+                             {"largest_us", s.largest_ns * 1e-3},
+                             {"share", r.elapsed_s > 0 ? s.total_ns / (r.elapsed_s * 1e9) : 0.0}});
+  }
   return json{{"mode", mode},
               {"config", config},
               {"classes", classes},
@@ -115,6 +125,7 @@ json run_to_json(const RunResult& r, const Workload& workload, const char* mode)
                 {"elapsed_s", r.elapsed_s},
                 {"cpus", r.cpus},
                 {"tsc_ghz", r.tsc_per_ns}}},
+              {"stalls", {{"threshold_us", r.stall_threshold_us}, {"threads", stall_threads}}},
               {"warnings", run_warnings(r)}};
 }
 
@@ -212,6 +223,21 @@ std::string runs_to_text(const std::vector<json>& runs) {
   row(out, "achieved rps", achieved);
   row(out, "generated", generated);
   row(out, "dropped", dropped);
+  // Host stalls the runtime's threads noticed, summed over them; per thread in the JSON.
+  std::vector<std::string> stalls, stalled_ms;
+  for (const json& run : runs) {
+    uint64_t count = 0;
+    double total_ms = 0, largest_us = 0;
+    for (const json& t : run.value("stalls", json::object()).value("threads", json::array())) {
+      count += t["count"].get<uint64_t>();
+      total_ms += t["total_ms"].get<double>();
+      largest_us = std::max(largest_us, t["largest_us"].get<double>());
+    }
+    stalls.push_back(std::to_string(count));
+    stalled_ms.push_back(number(total_ms) + " (" + number(largest_us / 1000) + ")");
+  }
+  row(out, "host stalls seen", stalls);
+  row(out, "stalled ms (largest)", stalled_ms);
   for (std::size_t i = 0; i < runs.size(); ++i) {
     for (const json& w : runs[i].value("warnings", json::array())) {
       out += "warning (" + names[i] + "): " + w["message"].get<std::string>() + "\n";

@@ -53,6 +53,16 @@ nlohmann::json run_warnings(const RunResult& r) {
         std::to_string(r.config.workers) + " workers and the dispatcher ran on " + std::to_string(r.cpus) +
             " CPUs: threads took turns on a CPU, so latencies show the kernel's scheduling as much as quanta's");
   }
+  for (const StallSummary& s : r.stalls) {
+    const double share = r.elapsed_s > 0 ? s.total_ns / (r.elapsed_s * 1e9) : 0.0;
+    if (share <= kStallWarnShare) continue;
+    char text[96];
+    std::snprintf(text, sizeof text, "%.1f ms in all, the largest %.2f ms", s.total_ns * 1e-6, s.largest_ns * 1e-6);
+    add(list, "host_stalls",
+        "the " + s.thread + "'s CPU " + std::to_string(s.cpu) + " was taken away for " + percent(share) +
+            " of the run in " + std::to_string(s.count) + " stalls (" + text +
+            "): requests in the system meanwhile waited, so the tail percentiles show the host as much as quanta");
+  }
   if (r.build_failures > 0) {
     add(list, "request_build_failures",
         "the app's make_request failed for " + std::to_string(r.build_failures) +

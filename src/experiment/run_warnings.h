@@ -13,6 +13,8 @@ namespace quanta {
 
 // Share of the generated requests dispatched more than 1 µs late above which a run warns.
 inline constexpr double kLateDispatchWarnShare = 0.01;
+// Share of the run a runtime thread lost to host stalls above which a run warns.
+inline constexpr double kStallWarnShare = 0.01;
 
 nlohmann::json run_warnings(const RunResult& result);
 

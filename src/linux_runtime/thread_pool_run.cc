@@ -14,18 +14,25 @@
 #include "linux_runtime/sched_policy.h"
 #include "runtime/cpu_layout.h"
 #include "runtime/dispatcher.h"
+#include "runtime/runtime.h"
+#include "stats/stall_log.h"
 
 namespace quanta {
 namespace {
 
 // Polls the generator on the calling (pinned) thread into the shared queue, as the quanta
 // dispatcher polls its sources into its rings: latency counts from the intended arrival.
-DispatchTotals replay(GeneratorSource& generator, RequestQueue& queue) {
+// Gaps in its loop go to `stalls`, as in the quanta dispatcher (the pool threads sleep in
+// the kernel, so they notice none).
+DispatchTotals replay(GeneratorSource& generator, RequestQueue& queue, StallLog& stalls) {
   DispatchTotals totals;
   const uint64_t late_cycles = ns_to_cycles(1000);
   Request* batch[32];
+  uint64_t last = read_tsc();
   while (!generator.exhausted()) {
     const uint64_t now = read_tsc();
+    stalls.observe(last, now);
+    last = now;
     const uint32_t n = generator.poll(now, batch, 32);
     for (uint32_t i = 0; i < n; ++i) {
       count_taken(totals, *batch[i], now, late_cycles);
@@ -104,7 +111,10 @@ RunResult run_on_kernel_threads(const RunConfig& config, const Workload& workloa
   {
     ScopedPin pin(dispatcher_cpu);
     start_tsc = read_tsc();
-    result.dispatch = replay(generator, queue);
+    StallLog stalls(ns_to_cycles(config.stall_threshold_us * 1000.0));
+    result.dispatch = replay(generator, queue, stalls);
+    result.stall_threshold_us = config.stall_threshold_us;
+    result.stalls.push_back(summarize_stalls("dispatcher", dispatcher_cpu, stalls));
     stop_all(queue, threads);
   }
 

@@ -11,7 +11,8 @@ namespace quanta {
 
 CentralDispatcher::CentralDispatcher(std::span<const CentralPort> workers, CentralSlots& slots, CentralQueues queues,
                                      uint32_t depth, bool dispatcher_works, uint64_t quantum_cycles,
-                                     std::size_t class_count, FullRingAction on_full, uint64_t seed)
+                                     std::size_t class_count, FullRingAction on_full, uint64_t seed,
+                                     uint64_t stall_threshold_cycles)
     : workers_(workers),
       slots_(slots),
       queues_(std::move(queues)),
@@ -23,7 +24,8 @@ CentralDispatcher::CentralDispatcher(std::span<const CentralPort> workers, Centr
       quantum_cycles_(quantum_cycles),
       loads_(workers.size()),
       own_recorder_(class_count, 1.0 / tsc_per_ns()),
-      on_full_(on_full) {}
+      on_full_(on_full),
+      stalls_(stall_threshold_cycles) {}
 
 bool CentralDispatcher::all_workers_full() const { return !jbsq_.choose(loads_).has_value(); }
 
@@ -145,8 +147,13 @@ DispatchTotals CentralDispatcher::run(std::span<Source* const> sources) {
   constexpr uint32_t kBatch = 32;
   Request* batch[kBatch];
   bool exhausted = false;
+  uint64_t last = read_tsc();
   for (;;) {
     const uint64_t now = read_tsc();
+    // An iteration is short but for a quantum of its own request (below): a longer gap
+    // since the last one was the host's.
+    stalls_.observe(last, now);
+    last = now;
     // Arrivals first: under round robin they queue ahead of the tasks preempted meanwhile.
     // A request waiting for a slot holds the sources back, as a full ring would.
     if (pending_ != nullptr) {
@@ -169,7 +176,11 @@ DispatchTotals CentralDispatcher::run(std::span<Source* const> sources) {
     if (returned || handed) continue;
     // Idle: nothing due, nothing came back, nothing to hand out.
     if (monitor_) monitor_->poll(now);
-    if (!run_own_quantum(now)) cpu_relax();
+    if (run_own_quantum(now)) {
+      last = read_tsc();
+    } else {
+      cpu_relax();
+    }
   }
   return totals;
 }

@@ -38,6 +38,7 @@
 #include "runtime/worker.h"
 #include "stats/dispatch_totals.h"
 #include "stats/request_recorder.h"
+#include "stats/stall_log.h"
 
 namespace quanta {
 
@@ -65,13 +66,15 @@ class CentralDispatcher {
   // `seed` drives the random placement).
   CentralDispatcher(std::span<const CentralPort> workers, CentralSlots& slots, CentralQueues queues, uint32_t depth,
                     bool dispatcher_works, uint64_t quantum_cycles, std::size_t class_count, FullRingAction on_full,
-                    uint64_t seed = 1);
+                    uint64_t seed = 1, uint64_t stall_threshold_cycles = UINT64_MAX);
 
   // Dispatches until every source is exhausted and every request finished.
   DispatchTotals run(std::span<Source* const> sources);
   void set_monitor(QuantumMonitor* monitor) { monitor_ = monitor; }
 
   const CentralTotals& totals() const { return totals_; }
+  // Gaps in its loop that its own work does not explain (stats/stall_log.h).
+  const StallLog& stalls() const { return stalls_; }
   // Statistics of the requests the dispatcher ran itself.
   const ClassStatsSet& own_stats() const { return own_recorder_.classes(); }
 
@@ -105,6 +108,7 @@ class CentralDispatcher {
   RequestRecorder own_recorder_;
   FullRingAction on_full_;
   Request* pending_ = nullptr;      // taken from a source, waiting for a free slot
+  StallLog stalls_;
   CentralTotals totals_;
   QuantumMonitor* monitor_ = nullptr;
 };

@@ -30,8 +30,14 @@ uint32_t poll_sources(std::span<Source* const> sources, uint64_t now_tsc, std::s
   return n;
 }
 
-Dispatcher::Dispatcher(std::span<const WorkerPort> workers, DispatchPolicy& policy, FullRingAction on_full)
-    : workers_(workers), policy_(policy), on_full_(on_full), loads_(workers.size()), assigned_(workers.size(), 0) {}
+Dispatcher::Dispatcher(std::span<const WorkerPort> workers, DispatchPolicy& policy, FullRingAction on_full,
+                       uint64_t stall_threshold_cycles)
+    : workers_(workers),
+      policy_(policy),
+      on_full_(on_full),
+      loads_(workers.size()),
+      assigned_(workers.size(), 0),
+      stalls_(stall_threshold_cycles) {}
 
 void Dispatcher::refresh_loads() {
   for (std::size_t i = 0; i < workers_.size(); ++i) {
@@ -42,21 +48,24 @@ void Dispatcher::refresh_loads() {
   }
 }
 
-void Dispatcher::dispatch(Request& request, DispatchTotals& totals) {
+bool Dispatcher::dispatch(Request& request, DispatchTotals& totals) {
   const uint32_t chosen = policy_.choose(loads_);
   SpscRing<Request*>& ring = *workers_[chosen].ring;
+  bool waited = false;
   if (!ring.try_push(&request)) {
     if (on_full_ == FullRingAction::kDrop) {
       ++totals.dropped;
       request.sink->reject(request, RejectReason::kRingFull);
-      return;
+      return false;
     }
     ++totals.full_ring_waits;
     while (!ring.try_push(&request)) cpu_relax();
+    waited = true;
   }
   ++assigned_[chosen];
   ++loads_[chosen].outstanding;
   ++totals.dispatched;
+  return waited;
 }
 
 DispatchTotals Dispatcher::run(std::span<Source* const> sources) {
@@ -65,8 +74,13 @@ DispatchTotals Dispatcher::run(std::span<Source* const> sources) {
   Request* batch[kBatch];
   uint32_t since_refresh = kRefreshEveryWhenBusy;
   bool was_idle = true;
+  uint64_t last = read_tsc();
   for (;;) {
     const uint64_t now = read_tsc();
+    // One iteration is a poll and at most a batch of dispatches: a longer gap since the
+    // last one was the host's, unless the dispatcher waited on a full ring (below).
+    stalls_.observe(last, now);
+    last = now;
     bool exhausted = false;
     const uint32_t n = poll_sources(sources, now, batch, exhausted);
     for (uint32_t i = 0; i < n; ++i) {
@@ -78,7 +92,7 @@ DispatchTotals Dispatcher::run(std::span<Source* const> sources) {
         since_refresh = 0;
         was_idle = false;
       }
-      dispatch(*batch[i], totals);
+      if (dispatch(*batch[i], totals)) last = read_tsc();
     }
     if (n > 0) continue;
     if (exhausted) break;
@@ -90,10 +104,14 @@ DispatchTotals Dispatcher::run(std::span<Source* const> sources) {
   return totals;
 }
 
-void Dispatcher::wait_for_completion() const {
+void Dispatcher::wait_for_completion() {
+  uint64_t last = read_tsc();
   for (std::size_t i = 0; i < workers_.size(); ++i) {
     while (workers_[i].counters->finished.load(std::memory_order_acquire) < assigned_[i]) {
-      if (monitor_) monitor_->poll(read_tsc());
+      const uint64_t now = read_tsc();
+      stalls_.observe(last, now);
+      last = now;
+      if (monitor_) monitor_->poll(now);
       cpu_relax();
     }
   }

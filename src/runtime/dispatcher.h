@@ -13,6 +13,7 @@
 #include "runtime/source.h"
 #include "runtime/worker.h"
 #include "stats/dispatch_totals.h"
+#include "stats/stall_log.h"
 
 namespace quanta {
 
@@ -33,7 +34,10 @@ uint32_t poll_sources(std::span<Source* const> sources, uint64_t now_tsc, std::s
 
 class Dispatcher {
  public:
-  Dispatcher(std::span<const WorkerPort> workers, DispatchPolicy& policy, FullRingAction on_full);
+  // A gap of more than `stall_threshold_cycles` between two of its loop's clock reads, with
+  // no wait of its own in between, is logged as a host stall.
+  Dispatcher(std::span<const WorkerPort> workers, DispatchPolicy& policy, FullRingAction on_full,
+             uint64_t stall_threshold_cycles = UINT64_MAX);
 
   // Dispatches until every source is exhausted, then waits until every dispatched request
   // finished.
@@ -42,11 +46,13 @@ class Dispatcher {
   // With a monitor, the dispatcher ends the workers' quanta in its idle time (while no
   // source has a request and while it waits for the last completions).
   void set_monitor(QuantumMonitor* monitor) { monitor_ = monitor; }
+  const StallLog& stalls() const { return stalls_; }
 
  private:
   void refresh_loads();
-  void dispatch(Request& request, DispatchTotals& totals);
-  void wait_for_completion() const;
+  // Returns whether it had to wait for room in a ring (a gap the dispatcher explains).
+  bool dispatch(Request& request, DispatchTotals& totals);
+  void wait_for_completion();
 
   std::span<const WorkerPort> workers_;
   DispatchPolicy& policy_;
@@ -54,6 +60,7 @@ class Dispatcher {
   std::vector<WorkerLoad> loads_;
   std::vector<uint64_t> assigned_;
   QuantumMonitor* monitor_ = nullptr;
+  StallLog stalls_;
 };
 
 }  // namespace quanta

@@ -74,6 +74,10 @@ std::unique_ptr<QuantumMonitor> make_monitor(std::span<const WorkerPort> ports, 
 
 }  // namespace
 
+StallSummary summarize_stalls(const std::string& thread, int cpu, const StallLog& log) {
+  return {thread, cpu, log.count(), cycles_to_ns(log.total_cycles()), cycles_to_ns(log.largest_cycles())};
+}
+
 unsigned resolve_workers(const RuntimeConfig& config) {
   const unsigned limit = max_workers();
   const unsigned workers = config.workers ? config.workers : limit;
@@ -115,6 +119,7 @@ Runtime::Runtime(const RuntimeConfig& config, const quanta_app& app)
   check_range("--stack-kib", config.stack_kib, 16, 65536);
   check_range("--ring-capacity", config.ring_capacity, 2, 1u << 24);
   check_range("class_count", static_cast<double>(config.class_count), 1, 65536);
+  check_range("--stall-threshold-us", config.stall_threshold_us, 1, 1e9);
   Parts& p = *parts_;
   p.spec = parse_dispatch_spec(config.dispatch_policy);
   make_local_policy(config.local_policy, 1);  // throws for an unknown name
@@ -141,6 +146,7 @@ Runtime::Runtime(const RuntimeConfig& config, const quanta_app& app)
   wc.preempt = mechanism;
   wc.backstop_cycles = ns_to_cycles(config.backstop_us * 1000.0);
   wc.class_count = config.class_count;
+  wc.stall_threshold_cycles = ns_to_cycles(config.stall_threshold_us * 1000.0);
   if (central) {
     // As many requests in the system at once as the two-level runtime admits.
     p.central_slots = std::make_unique<CentralSlots>(config.task_slots * workers_, wc.stack_bytes, app);
@@ -214,11 +220,13 @@ void Runtime::start(const std::string& app_config) {
     }
     p.central_dispatcher = std::make_unique<CentralDispatcher>(
         p.central_ports, *p.central_slots, std::move(queues), p.worker_config.central_depth, config_.dispatcher_works,
-        p.worker_config.quantum_cycles, config_.class_count, config_.on_full, config_.seed);
+        p.worker_config.quantum_cycles, config_.class_count, config_.on_full, config_.seed,
+        p.worker_config.stall_threshold_cycles);
     p.central_dispatcher->set_monitor(p.monitor.get());
   } else {
     p.dispatch_policy = make_dispatch_policy(config_.dispatch_policy, config_.seed);
-    p.dispatcher = std::make_unique<Dispatcher>(p.ports, *p.dispatch_policy, config_.on_full);
+    p.dispatcher = std::make_unique<Dispatcher>(p.ports, *p.dispatch_policy, config_.on_full,
+                                                p.worker_config.stall_threshold_cycles);
     p.dispatcher->set_monitor(p.monitor.get());
   }
   try {
@@ -253,6 +261,12 @@ RuntimeResult Runtime::finish() {
 
   RuntimeResult& r = p.result;
   r.workers = workers_;
+  r.stall_threshold_us = config_.stall_threshold_us;
+  r.stalls.push_back(summarize_stalls("dispatcher", p.cpus[0],
+                                      p.central_dispatcher ? p.central_dispatcher->stalls() : p.dispatcher->stalls()));
+  for (unsigned i = 0; i < workers_; ++i) {
+    r.stalls.push_back(summarize_stalls("worker " + std::to_string(i), p.cpus[1 + i], p.workers[i]->stalls()));
+  }
   for (const auto& worker : p.workers) {
     const Worker& w = *worker;
     merge_into(r.classes, w.stats());

@@ -13,6 +13,7 @@
 #include "runtime/dispatcher.h"
 #include "runtime/source.h"
 #include "stats/run_counters.h"
+#include "stats/stall_log.h"
 
 namespace quanta {
 
@@ -32,6 +33,7 @@ struct RuntimeConfig {
   FullRingAction on_full = FullRingAction::kWait;
   std::size_t class_count = 1;
   uint64_t seed = 1;                 // random dispatch policies
+  double stall_threshold_us = 20;    // a gap a runtime thread's loop cannot explain counts as a host stall
   // More workers than free CPUs (they then share CPUs with each other and the dispatcher):
   // for correctness tests of multi-worker behaviour on small machines, not for measurement.
   bool oversubscribe = false;
@@ -47,6 +49,9 @@ struct RuntimeResult : RunCounters {
 // The number of workers a config gets here (resolves 0), or throws std::invalid_argument
 // naming --workers when the machine has too few CPUs.
 unsigned resolve_workers(const RuntimeConfig& config);
+
+// One thread's stall log as a report shows it (ns).
+StallSummary summarize_stalls(const std::string& thread, int cpu, const StallLog& log);
 
 class Runtime {
  public:

@@ -18,7 +18,8 @@ Worker::Worker(int index, const WorkerConfig& config)
       stacks_(config.task_slots, config.stack_bytes),
       policy_(make_local_policy(config.local_policy, config.task_slots)),
       slots_(config.task_slots),
-      recorder_(config.class_count, 1.0 / tsc_per_ns()) {
+      recorder_(config.class_count, 1.0 / tsc_per_ns()),
+      stalls_(config.stall_threshold_cycles) {
   if (config.central_slots != nullptr) {
     inbox_ = std::make_unique<SpscRing<uint32_t>>(config.central_depth);
     outbox_ = std::make_unique<SpscRing<SlotReturn>>(config.central_depth);
@@ -85,6 +86,13 @@ void Worker::finish(Request& request, const Task& task, uint64_t finish_tsc) {
   finish_request(request, task, finish_tsc, index_, recorder_);
 }
 
+uint64_t Worker::idle_tick(uint64_t last) {
+  // An idle iteration is a few instructions: a longer gap was the host's.
+  const uint64_t now = read_tsc();
+  stalls_.observe(last, now);
+  return now;
+}
+
 void Worker::release_slot(uint32_t slot_id) {
   Slot& slot = slots_[slot_id];
   stacks_.release(slot.task.stack);
@@ -129,11 +137,11 @@ void Worker::run_local(uint64_t now) {
       if (stop_.load(std::memory_order_acquire) && free_slots_.size() == slots_.size()) {
         admit_arrivals();  // a request pushed just before the stop still counts
         if (free_slots_.size() == slots_.size()) break;
-        now = read_tsc();
+        now = idle_tick(now);
         continue;
       }
       cpu_relax();
-      now = read_tsc();
+      now = idle_tick(now);
       continue;
     }
     Slot& slot = slots_[*next];
@@ -164,7 +172,7 @@ void Worker::run_central(uint64_t now) {
       // The dispatcher stops workers only once every slot it handed out came back.
       if (stop_.load(std::memory_order_acquire)) break;
       cpu_relax();
-      now = read_tsc();
+      now = idle_tick(now);
       continue;
     }
     CentralSlot& slot = slots[id];

@@ -22,6 +22,7 @@
 #include "runtime/spsc_ring.h"
 #include "runtime/worker_counters.h"
 #include "stats/request_recorder.h"
+#include "stats/stall_log.h"
 
 namespace quanta {
 
@@ -35,6 +36,7 @@ struct WorkerConfig {
   PreemptMechanism preempt = PreemptMechanism::kClock;
   uint64_t backstop_cycles = 0;    // hybrid: the signal comes this long into a quantum
   std::size_t class_count = 1;
+  uint64_t stall_threshold_cycles = UINT64_MAX;  // an idle-loop gap above this is a host stall
   // Centralized dispatch (central, jbsq:K, steal): the worker runs slots of this shared
   // table that the dispatcher hands it, one quantum each, and hands them back. Null: the
   // worker admits requests from its ring and keeps them until they finish (two-level).
@@ -85,6 +87,8 @@ class Worker {
   const WorkerCounters& counters() const { return counters_; }
   const ClassStatsSet& stats() const { return recorder_.classes(); }
   const WorkerTotals& totals() const { return totals_; }
+  // Valid after run() returned.
+  const StallLog& stalls() const { return stalls_; }
   int index() const { return index_; }
 
  private:
@@ -106,6 +110,8 @@ class Worker {
   // Opens a quantum for the monitor to see; returns the deadline for the clock probes.
   uint64_t open_quantum(uint64_t now);
   void release_slot(uint32_t slot_id);
+  // The clock read of an idle loop iteration, noting a host stall since `last`.
+  uint64_t idle_tick(uint64_t last);
 
   int index_;
   WorkerConfig config_;
@@ -123,6 +129,7 @@ class Worker {
   std::vector<uint32_t> free_slots_;   // capacity reserved: never allocates
   QuantumRunner runner_;
   RequestRecorder recorder_;
+  StallLog stalls_;
   WorkerTotals totals_;
   uint64_t finished_ = 0;              // mirrors of what the counter line publishes
   uint64_t current_quanta_ = 0;

@@ -4,9 +4,11 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "stats/class_stats.h"
 #include "stats/dispatch_totals.h"
+#include "stats/stall_log.h"
 
 namespace quanta {
 
@@ -27,6 +29,9 @@ struct RunCounters {
   uint32_t max_outstanding = 0;     // most requests a worker held at once (JBSQ's bound K)
   uint64_t dispatcher_requests = 0; // requests the dispatcher ran itself (--dispatcher-works)
   uint64_t steals = 0;              // steal: requests an idle worker took from another's queue
+  // Host stalls each runtime thread noticed (stall_log.h), and the gap that counts as one.
+  std::vector<StallSummary> stalls;
+  double stall_threshold_us = 0;
 };
 
 }  // namespace quanta

@@ -47,6 +47,17 @@ TEST(RunWarnings, EachConditionHasItsCode) {
                                              "request_build_failures"}));
 }
 
+TEST(RunWarnings, AThreadThatLostOverOnePercentToTheHost) {
+  RunResult r = clean();
+  r.elapsed_s = 1.0;
+  r.stalls.push_back({"dispatcher", 0, 3, 10e6, 5e6});  // 1% of the run: not above
+  r.stalls.push_back({"worker 0", 1, 0, 0, 0});
+  EXPECT_TRUE(codes(r).empty());
+  r.stalls[1] = {"worker 0", 1, 4, 10.5e6, 9e6};
+  EXPECT_EQ(codes(r), std::set<std::string>{"host_stalls"});
+  EXPECT_NE(run_warnings(r)[0]["message"].get<std::string>().find("worker 0's CPU 1"), std::string::npos);
+}
+
 TEST(RunWarnings, SimulatedRunsDoNotCountCpus) {
   RunResult r = clean();
   r.cpus = 0;  // the simulator: no real CPUs

@@ -131,6 +131,11 @@ void add_run_options(CLI::App& cmd, RunOptions& o, bool simulated) {
     cmd.add_option("--max-response-bytes", c.max_response_bytes, "Response buffer of each request")
         ->capture_default_str()
         ->check(CLI::Range(0u, 64u << 20));
+    cmd.add_option("--stall-threshold-us", c.stall_threshold_us,
+                   "A gap this long in a runtime thread's loop that its own work does not explain is counted as a "
+                   "host stall of its CPU (reported per thread; a run whose thread lost over 1% warns)")
+        ->capture_default_str()
+        ->check(CLI::Range(1.0, 1e6));
     cmd.add_flag("--dispatcher-works", c.dispatcher_works,
                  "With central or jbsq:K and clock or hybrid: when every worker is full, the dispatcher runs an arriving "
                  "request itself, a quantum at a time between its other duties, until it finishes");

@@ -1,0 +1,86 @@
+// Host stalls are noticed by the runtime thread that suffers them. The test plays the host:
+// while the runtime idles (no requests), it interrupts each of the runtime's threads with
+// a signal whose handler sleeps 5 ms, a gap that thread's own code cannot explain. Each
+// thread must log it; counts only.
+#include <gtest/gtest.h>
+
+#include <dirent.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/tsc.h"
+#include "runtime/api_source.h"
+#include "runtime/runtime.h"
+
+namespace quanta {
+namespace {
+
+constexpr long kStallNs = 5'000'000;
+
+void sleep_in_handler(int) {
+  const timespec pause{0, kStallNs};
+  nanosleep(&pause, nullptr);
+}
+
+std::vector<int> thread_ids() {
+  std::vector<int> tids;
+  DIR* dir = opendir("/proc/self/task");
+  if (dir == nullptr) return tids;
+  while (const dirent* entry = readdir(dir)) {
+    if (entry->d_name[0] != '.') tids.push_back(std::atoi(entry->d_name));
+  }
+  closedir(dir);
+  return tids;
+}
+
+void noop(const quanta_request*, quanta_response*) {}
+
+TEST(StallDetection, EveryRuntimeThreadLogsAStallItDidNotCause) {
+  struct sigaction action {};
+  action.sa_handler = &sleep_in_handler;
+  sigemptyset(&action.sa_mask);
+  ASSERT_EQ(sigaction(SIGUSR2, &action, nullptr), 0);
+
+  quanta_app app{};
+  app.abi_version = QUANTA_APP_ABI_VERSION;
+  app.name = "noop";
+  app.handle_request = &noop;
+  const std::vector<int> existing = thread_ids();
+  const std::set<int> before(existing.begin(), existing.end());
+  RuntimeConfig config;
+  Runtime runtime(config, app);
+  ApiSource source(16, 8, 8, 1, nullptr, nullptr, runtime.workers());
+  runtime.add_source(source);
+  runtime.start("");
+  // The runtime's threads are the ones that appeared with it.
+  std::vector<int> runtime_threads;
+  for (int tid : thread_ids()) {
+    if (before.count(tid) == 0) runtime_threads.push_back(tid);
+  }
+  ASSERT_EQ(runtime_threads.size(), runtime.workers() + 1u);
+  for (int tid : runtime_threads) ASSERT_EQ(syscall(SYS_tgkill, getpid(), tid, SIGUSR2), 0);
+  // Let every handler run and every loop come back to its clock.
+  const timespec settle{0, 4 * kStallNs};
+  nanosleep(&settle, nullptr);
+  const RuntimeResult result = runtime.stop();
+  signal(SIGUSR2, SIG_DFL);
+
+  ASSERT_EQ(result.stalls.size(), runtime.workers() + 1u);
+  EXPECT_EQ(result.stalls[0].thread, "dispatcher");
+  for (const StallSummary& s : result.stalls) {
+    EXPECT_GE(s.count, 1u) << s.thread;
+    // The handler slept 5 ms; the gap around it is at least that.
+    EXPECT_GE(s.largest_ns, 0.99 * kStallNs) << s.thread;
+  }
+  EXPECT_EQ(result.stall_threshold_us, config.stall_threshold_us);
+}
+
+}  // namespace
+}  // namespace quanta
