@@ -1,5 +1,5 @@
 // Host stalls are noticed by the runtime thread that suffers them. The test plays the host:
-// while the runtime idles (no requests), it interrupts each of the runtime's threads with
+// while the runtime idles (one request served, then none), it interrupts each of its threads with
 // a signal whose handler sleeps 5 ms, a gap that thread's own code cannot explain. Each
 // thread must log it; counts only.
 #include <gtest/gtest.h>
@@ -59,6 +59,16 @@ TEST(StallDetection, EveryRuntimeThreadLogsAStallItDidNotCause) {
   ApiSource source(16, 8, 8, 1, nullptr, nullptr, runtime.workers());
   runtime.add_source(source);
   runtime.start("");
+  // One request through and back: the dispatcher and the worker that served it are in
+  // their loops now (a signal that came before the dispatcher's first clock read would
+  // stall a thread that has no loop yet).
+  std::string why;
+  const uint64_t cookie = 7;
+  ASSERT_EQ(source.submit(&cookie, sizeof cookie, 0, cookie, why), QUANTA_OK) << why;
+  quanta_completion done{};
+  while (source.poll_completions(&done, 1, why) == 0) {
+  }
+  ASSERT_EQ(done.cookie, cookie);
   // The runtime's threads are the ones that appeared with it.
   std::vector<int> runtime_threads;
   for (int tid : thread_ids()) {
