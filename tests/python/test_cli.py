@@ -277,3 +277,24 @@ def test_more_threads_than_cpus_warns(run_quanta):
                       check=True)
     warnings = json.loads(proc.stdout)["warnings"]
     assert "shared_cpus" in {w["code"] for w in warnings}
+
+
+RUN_FLOAT_OPTIONS = ["--load", "--rate-rps", "--quantum-us", "--backstop-us", "--duration-s", "--warmup-frac",
+                     "--stall-threshold-us"]
+
+
+@pytest.mark.parametrize("option", RUN_FLOAT_OPTIONS)
+@pytest.mark.parametrize("value, problem", [("nan", "a finite number"), ("inf", "a finite number"),
+                                            ("-inf", "a finite number"), ("1e400", "a finite number"),
+                                            ("abc", "a number")])
+def test_float_options_refuse_what_is_no_finite_number(run_quanta, option, value, problem):
+    proc = run_quanta("run", option, value)
+    assert proc.returncode == 2, proc.stderr
+    assert f"{option}: must be {problem}" in proc.stderr
+    assert len(proc.stderr) < 400  # no 309-digit bounds
+
+
+@pytest.mark.parametrize("option", ["--deadline-runtime-us", "--deadline-period-us"])
+def test_deadline_options_refuse_nan(run_quanta, option):
+    proc = run_quanta("run", "--runtime", "linux", "--linux-policy", "deadline", option, "nan")
+    assert proc.returncode == 2 and f"{option}: must be a finite number" in proc.stderr

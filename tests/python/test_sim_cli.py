@@ -146,3 +146,12 @@ def test_run_has_max_load_and_checks_it():
     proc = quanta("run", "--max-load", "short:p99.9-slowdown")
     assert proc.returncode == 2
     assert "--max-load" in proc.stderr
+
+
+@pytest.mark.parametrize("option", ["--preempt-overhead-ns", "--probe-overhead-pct", "--dispatch-ns",
+                                    "--quantum-jitter-ns", "--request-overhead-ns", "--quantum-us", "--load"])
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf"])
+def test_sim_float_options_refuse_what_is_no_finite_number(option, value):
+    proc = quanta("sim", "--jobs", "1000", option, value)
+    assert proc.returncode == 2, proc.stderr
+    assert f"{option}: must be a finite number" in proc.stderr

@@ -1,5 +1,7 @@
 #include "linux_options.h"
 
+#include "finite_number.h"
+
 #include "linux_runtime/kernel_thread_options.h"
 #include "run_options.h"
 
@@ -63,9 +65,11 @@ void add_linux_runtime_options(CLI::App& cmd, RunOptions& o) {
   cmd.add_option("--deadline-runtime-us", k.deadline_runtime_us,
                  "linux deadline: CPU time each pool thread is guaranteed per period")
       ->capture_default_str()
+      ->check(finite_number())
       ->check(CLI::Range(1.1, 1e6));
   cmd.add_option("--deadline-period-us", k.deadline_period_us, "linux deadline: the reservation's period (= deadline)")
       ->capture_default_str()
+      ->check(finite_number())
       ->check(CLI::Range(1.1, 1e6));
   cmd.parse_complete_callback([&cmd, &o] { check_combination(cmd, o); });
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "finite_number.h"
 #include "io/workload.h"
 #include "linux_options.h"
 #include "policy/central_policy.h"
@@ -74,15 +75,20 @@ void add_run_options(CLI::App& cmd, RunOptions& o, bool simulated) {
       });
   auto* load = cmd.add_option("--load", c.load, "Offered load as a fraction of the workers' capacity")
                    ->capture_default_str()
+                   ->check(finite_number())
                    ->check(CLI::PositiveNumber);
   auto* rate = cmd.add_option("--rate-rps", c.rate_rps, "Offered rate in requests per second (instead of --load)")
+                   ->check(finite_number())
                    ->check(CLI::PositiveNumber);
   load->excludes(rate);
   rate->excludes(load);
   cmd.add_option("--workers", c.workers,
                  "Worker cores (default: CPUs - 1, here " + std::to_string(max_workers()) + ")")
       ->check(CLI::Range(1u, 4096u));
-  cmd.add_option("--quantum-us", c.quantum_us, "Quantum in microseconds")->capture_default_str()->check(CLI::PositiveNumber);
+  cmd.add_option("--quantum-us", c.quantum_us, "Quantum in microseconds")
+      ->capture_default_str()
+      ->check(finite_number())
+      ->check(CLI::PositiveNumber);
   cmd.add_option("--local", o.local_list, "Local policy per worker: ps, fcfs, las (comma list: run each)")
       ->capture_default_str();
   cmd.add_option("--dispatch", o.dispatch_list,
@@ -99,10 +105,15 @@ void add_run_options(CLI::App& cmd, RunOptions& o, bool simulated) {
   cmd.add_option("--backstop-us", c.backstop_us,
                  "hybrid: signal a task still running this long into its quantum (code without probes)")
       ->capture_default_str()
+      ->check(finite_number())
       ->check(CLI::PositiveNumber);
-  cmd.add_option("--duration-s", c.duration_s, "Seconds of arrivals")->capture_default_str()->check(CLI::PositiveNumber);
+  cmd.add_option("--duration-s", c.duration_s, "Seconds of arrivals")
+      ->capture_default_str()
+      ->check(finite_number())
+      ->check(CLI::PositiveNumber);
   cmd.add_option("--warmup-frac", c.warmup_frac, "Fraction of the run left out of the statistics")
       ->capture_default_str()
+      ->check(finite_number())
       ->check(CLI::Range(0.0, 0.99));
   cmd.add_option("--seed", c.seed, "Seed of the arrival schedule and of random policies")->capture_default_str();
   cmd.add_option("--task-slots", c.task_slots, "Requests a worker admits at once (one stack each)")
@@ -135,6 +146,7 @@ void add_run_options(CLI::App& cmd, RunOptions& o, bool simulated) {
                    "A gap this long in a runtime thread's loop that its own work does not explain is counted as a "
                    "host stall of its CPU (reported per thread; a run whose thread lost over 1% warns)")
         ->capture_default_str()
+        ->check(finite_number())
         ->check(CLI::Range(1.0, 1e6));
     cmd.add_flag("--dispatcher-works", c.dispatcher_works,
                  "With central or jbsq:K and clock or hybrid: when every worker is full, the dispatcher runs an arriving "

@@ -1,5 +1,7 @@
 #include "sim_options.h"
 
+#include "finite_number.h"
+
 #include "policy/central_policy.h"
 #include "runtime/cpu_layout.h"
 #include "sim/calibration.h"
@@ -26,17 +28,22 @@ void add_sim_options(CLI::App& cmd, SimOptions& o) {
                  "JSON of measured overheads (quanta calibrate): quantum_round_trip_ns or yield_round_trip_ns, probe_overhead_pct, "
                  "dispatch_ns_per_request, quantum_jitter_ns, request_overhead_ns; the options below override it");
   cmd.add_option("--preempt-overhead-ns", o.preempt_overhead_ns, "Worker time lost at each preemption (default 0)")
+      ->check(finite_number())
       ->check(CLI::NonNegativeNumber);
   cmd.add_option("--probe-overhead-pct", o.probe_overhead_pct,
                  "Instrumented handlers run this much slower, in percent (default 0)")
+      ->check(finite_number())
       ->check(CLI::NonNegativeNumber);
   cmd.add_option("--dispatch-ns", o.dispatch_ns, "Dispatcher time per request; it serves requests one by one (default 0)")
+      ->check(finite_number())
       ->check(CLI::NonNegativeNumber);
   cmd.add_option("--quantum-jitter-ns", o.quantum_jitter_ns,
                  "Sigma of a one-sided normal added to every quantum: imprecise preemption (default 0)")
+      ->check(finite_number())
       ->check(CLI::NonNegativeNumber);
   cmd.add_option("--request-overhead-ns", o.request_overhead_ns,
                  "Worker time per request outside the handler: admit, start the task, finish (default 0)")
+      ->check(finite_number())
       ->check(CLI::NonNegativeNumber);
   add_max_load_options(cmd, o.max_load);
 }
