@@ -92,7 +92,7 @@ json run_to_json(const RunResult& r, const Workload& workload, const char* mode)
                              {"count", s.count},
                              {"total_ms", s.total_ns * 1e-6},
                              {"largest_us", s.largest_ns * 1e-3},
-                             {"share", r.elapsed_s > 0 ? s.total_ns / (r.elapsed_s * 1e9) : 0.0}});
+                             {"share", s.share_of(r.elapsed_s)}});
   }
   return json{{"mode", mode},
               {"config", config},

@@ -54,7 +54,7 @@ nlohmann::json run_warnings(const RunResult& r) {
             " CPUs: threads took turns on a CPU, so latencies show the kernel's scheduling as much as quanta's");
   }
   for (const StallSummary& s : r.stalls) {
-    const double share = r.elapsed_s > 0 ? s.total_ns / (r.elapsed_s * 1e9) : 0.0;
+    const double share = s.share_of(r.elapsed_s);
     if (share <= kStallWarnShare) continue;
     char text[96];
     std::snprintf(text, sizeof text, "%.1f ms in all, the largest %.2f ms", s.total_ns * 1e-6, s.largest_ns * 1e-6);

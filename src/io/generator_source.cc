@@ -36,13 +36,8 @@ uint32_t GeneratorSource::poll(uint64_t now_tsc, Request** out, uint32_t max) {
     const uint64_t due = start_tsc_ + static_cast<uint64_t>(static_cast<double>(arrival.arrival_ns) * cycles_per_ns_);
     if (now_tsc < due) break;
     if (free_.empty()) pool_.acquire_all(free_);
-    if (free_.empty()) {
-      // Every record is in the runtime: this arrival waits (and shows up as latency).
-      if (!waiting_for_record_) ++pool_waits_;
-      waiting_for_record_ = true;
-      break;
-    }
-    waiting_for_record_ = false;
+    // Every record is in the runtime: this arrival waits (and shows up as latency).
+    if (free_.empty()) break;
     Request* r = &pool_.reset(*free_.back());
     free_.pop_back();
     const bool app_classes = workload_.app_defined();

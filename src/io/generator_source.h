@@ -40,8 +40,6 @@ class GeneratorSource final : public Source, public Sink {
 
   // Arrivals whose make_request failed (they were skipped).
   uint64_t build_failures() const { return build_failures_; }
-  // Times an arrival was due but every record was in use (it waited for one).
-  uint64_t pool_waits() const { return pool_waits_; }
 
  private:
   std::span<const Arrival> schedule_;
@@ -56,8 +54,6 @@ class GeneratorSource final : public Source, public Sink {
   std::size_t next_ = 0;
   std::atomic<bool> closed_{false};
   uint64_t build_failures_ = 0;
-  uint64_t pool_waits_ = 0;
-  bool waiting_for_record_ = false;
 };
 
 }  // namespace quanta

@@ -116,7 +116,7 @@ bool CentralDispatcher::run_own_quantum(uint64_t now) {
   return true;
 }
 
-bool CentralDispatcher::admit(Request& request, uint64_t now, DispatchTotals& totals) {
+bool CentralDispatcher::admit(Request& request, DispatchTotals& totals) {
   const std::optional<uint32_t> id = slots_.acquire(request);
   if (!id) {
     if (on_full_ == FullRingAction::kDrop) {
@@ -124,7 +124,6 @@ bool CentralDispatcher::admit(Request& request, uint64_t now, DispatchTotals& to
       request.sink->reject(request, RejectReason::kNoSlot);
       return true;
     }
-    ++totals.full_ring_waits;  // counted once per request that has to wait
     pending_ = &request;
     return false;
   }
@@ -159,7 +158,7 @@ DispatchTotals CentralDispatcher::run(std::span<Source* const> sources) {
     if (pending_ != nullptr) {
       Request& waiting = *pending_;
       pending_ = nullptr;
-      if (!admit(waiting, now, totals)) --totals.full_ring_waits;  // the same wait goes on
+      admit(waiting, totals);  // held again if there is still no slot: the same wait goes on
     }
     if (pending_ == nullptr) {
       // No more than the free slots, so only the last request taken can find none.
@@ -167,7 +166,7 @@ DispatchTotals CentralDispatcher::run(std::span<Source* const> sources) {
       const uint32_t n = poll_sources(sources, now, std::span(batch, std::max(1u, std::min(kBatch, room))), exhausted);
       for (uint32_t i = 0; i < n; ++i) {
         count_taken(totals, *batch[i], now, late_cycles);
-        admit(*batch[i], now, totals);
+        if (!admit(*batch[i], totals)) ++totals.full_ring_waits;  // once per request that has to wait
       }
     }
     const bool returned = drain_returns();

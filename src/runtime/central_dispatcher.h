@@ -89,7 +89,7 @@ class CentralDispatcher {
   bool run_own_quantum(uint64_t now);
   // A request taken from a source: into a slot and a queue, or dropped, or held in
   // pending_ until a slot frees up. Returns false when it had to be held.
-  bool admit(Request& request, uint64_t now, DispatchTotals& totals);
+  bool admit(Request& request, DispatchTotals& totals);
   bool all_workers_full() const;
 
   std::span<const CentralPort> workers_;

@@ -60,7 +60,6 @@ Request* RequestPool::acquire() {
     const uint32_t below = next_[top].load(std::memory_order_relaxed);
     if (head_.compare_exchange_weak(head, pack(tag_of(head) + 1, below), std::memory_order_acquire,
                                     std::memory_order_acquire)) {
-      in_use_.fetch_add(1, std::memory_order_relaxed);
       return &reset(records_[top]);
     }
   }
@@ -92,13 +91,20 @@ uint32_t RequestPool::acquire_all(std::vector<Request*>& into) {
     into.push_back(&records_[at]);
     ++n;
   }
-  in_use_.fetch_add(n, std::memory_order_relaxed);
   return n;
+}
+
+uint32_t RequestPool::in_use() const {
+  uint32_t free = 0;
+  for (uint32_t at = index_of(head_.load(std::memory_order_acquire)); at != kEnd;
+       at = next_[at].load(std::memory_order_relaxed)) {
+    ++free;
+  }
+  return capacity() - free;
 }
 
 void RequestPool::release(Request& request) {
   const uint32_t index = request.pool_index;
-  in_use_.fetch_sub(1, std::memory_order_relaxed);
   uint64_t head = head_.load(std::memory_order_relaxed);
   for (;;) {
     next_[index].store(index_of(head), std::memory_order_relaxed);

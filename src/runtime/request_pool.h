@@ -44,8 +44,10 @@ class RequestPool {
   uint32_t capacity() const { return static_cast<uint32_t>(records_.size()); }
   uint32_t payload_bytes() const { return payload_bytes_; }
   uint32_t response_bytes() const { return response_bytes_; }
-  // Records out of the pool right now (a snapshot; exact when no thread is mid-call).
-  uint32_t in_use() const { return in_use_.load(std::memory_order_relaxed); }
+  // Records out of the pool: the capacity less what the free list holds, walked. Exact
+  // only while no thread acquires or releases (tests, after a run); no counter is kept,
+  // so acquire and release touch nothing but the list's head.
+  uint32_t in_use() const;
 
  private:
   static constexpr uint32_t kEnd = UINT32_MAX;  // "no next record"
@@ -53,7 +55,6 @@ class RequestPool {
   std::vector<Request> records_;
   std::unique_ptr<std::atomic<uint32_t>[]> next_;  // free-list link of each record
   alignas(64) std::atomic<uint64_t> head_;         // (tag << 32) | index of the top record
-  alignas(64) std::atomic<uint32_t> in_use_{0};
   std::byte* buffers_ = nullptr;
   std::size_t buffer_bytes_ = 0;
   uint32_t payload_bytes_;

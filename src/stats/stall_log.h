@@ -66,6 +66,9 @@ struct StallSummary {
   uint64_t count = 0;
   double total_ns = 0;
   double largest_ns = 0;
+
+  // The part of a run of `elapsed_s` the thread lost (0 for a run of no length).
+  double share_of(double elapsed_s) const { return elapsed_s > 0 ? total_ns / (elapsed_s * 1e9) : 0.0; }
 };
 
 }  // namespace quanta
