@@ -242,7 +242,8 @@ def test_app_build_is_chosen_by_its_probes(run_quanta, quanta_bin):
     assert "has no probes" in proc.stderr
 
 
-@pytest.mark.parametrize("path, problem", [("/nonexistent/app.so", "cannot load"),
+@pytest.mark.parametrize("path, problem", [("", "must name a shared object"),
+                                            ("/nonexistent/app.so", "cannot load"),
                                             ("/lib/x86_64-linux-gnu/libm.so.6", "exports no quanta_app_entry")])
 def test_bad_app_exits_2_naming_it(run_quanta, path, problem):
     proc = run_quanta("run", *SHORT_RUN, "--app", path)

@@ -134,7 +134,11 @@ void add_run_options(CLI::App& cmd, RunOptions& o, bool simulated) {
     cmd.add_option("--app", c.app_path,
                    "The app to serve: a shared object exporting QUANTA_APP_EXPORT(app) (quanta/quanta.h), or a comma "
                    "list of builds of it with different probes (a-clock.so,a-flag.so: each --preempt runs the build "
-                   "it needs). Default: the built-in spin app, which spins each request's service time");
+                   "it needs). Default: the built-in spin app, which spins each request's service time")
+        ->check([](const std::string& list) {
+          return list.empty() ? std::string("must name a shared object (leave --app out for the spin app)")
+                              : std::string();
+        });
     cmd.add_option("--app-config", c.app_config, "A string handed to the app's setup()");
     cmd.add_option("--max-payload-bytes", c.max_payload_bytes, "Largest request payload the app's make_request builds")
         ->capture_default_str()
