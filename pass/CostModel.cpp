@@ -69,7 +69,10 @@ static constexpr uint64_t kClockReadCost = 25;
 static bool readsClock(const CallBase& CB) {
   if (auto* II = dyn_cast<IntrinsicInst>(&CB)) return II->getIntrinsicID() == Intrinsic::readcyclecounter;
   Function* callee = CB.getCalledFunction();
-  return callee && callee->getName() == "quanta_task_cpu_cycles";
+  if (callee == nullptr) return false;
+  // The polled variant is the same read with a stall check beside it.
+  const StringRef name = callee->getName();
+  return name == "quanta_task_cpu_cycles" || name == "quanta_task_cpu_cycles_polled";
 }
 
 uint64_t CostModel::instCost(const Instruction& I) const {

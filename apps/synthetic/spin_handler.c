@@ -5,8 +5,9 @@
  * application's own code.
  *
  * The handler stays on the CPU until its request has had its service time of CPU
- * (quanta_task_cpu_cycles() counts only the time the task ran, not the time it waited
- * while preempted). The mixing steps give the loop real work whose result is returned, so
+ * (quanta_task_cpu_cycles_polled() counts only the time the task ran, not the time it
+ * waited while preempted; its loop reads the clock often enough that the runtime also
+ * learns from it when the host took the CPU away). The mixing steps give the loop real work whose result is returned, so
  * the compiler cannot drop it. */
 #include <stdint.h>
 #include <string.h>
@@ -22,7 +23,7 @@ QUANTA_SIGNAL_SAFE void SPIN_HANDLER(const quanta_request* request, quanta_respo
   uint64_t service_cycles = 0;
   memcpy(&service_cycles, request->payload, sizeof service_cycles);
   uint64_t state = request->id | 1;
-  while (quanta_task_cpu_cycles() < service_cycles) {
+  while (quanta_task_cpu_cycles_polled() < service_cycles) {
     for (int i = 0; i < 8; ++i) state = state * 6364136223846793005ull + 1442695040888963407ull;
   }
   response->status = 0;

@@ -43,6 +43,13 @@ void quanta_yield(void);
  * arrived while the task was in code the signal may not switch is honoured here. */
 uint64_t quanta_task_cpu_cycles(void);
 
+/* The same, for a handler that calls it in a tight loop (every microsecond or more often,
+ * as the synthetic spin handler does): the runtime also takes each call as a clock read of
+ * the worker, and a gap between two calls in one quantum above the stall threshold
+ * (`--stall-threshold-us`) is logged as a host stall. A handler that does long work of its
+ * own between calls must use quanta_task_cpu_cycles(), or its work is counted as stalls. */
+uint64_t quanta_task_cpu_cycles_polled(void);
+
 /* When the running task's last quantum ended: the cycle count at which its runner got
  * the CPU back from it (its last yield, or preemption); 0 outside a task or before its
  * first stop. Adaptive clock probes compare it with the deadline they yielded at, so that

@@ -11,6 +11,7 @@
 #include "linux_runtime/kernel_thread_options.h"
 #include "linux_runtime/request_queue.h"
 #include "stats/request_recorder.h"
+#include "stats/stall_log.h"
 
 namespace quanta {
 
@@ -21,6 +22,7 @@ struct PoolThreadConfig {
   KernelThreadOptions options;
   std::size_t stack_bytes = 64 * 1024;
   std::size_t class_count = 1;
+  const StallWatch* stalls = nullptr;  // the stalls that can have delayed a request (never null)
 };
 
 class PoolThread {
@@ -38,7 +40,7 @@ class PoolThread {
   bool setup_failed() const { return setup_failed_; }
 
   // Valid after join().
-  const ClassStatsSet& stats() const { return recorder_.classes(); }
+  const RequestRecorder& recorded() const { return recorder_; }
   uint64_t completed() const { return completed_; }
   uint64_t app_errors() const { return app_errors_; }
   uint64_t last_finish_tsc() const { return last_finish_tsc_; }

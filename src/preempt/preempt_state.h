@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "quanta/probe.h"
+#include "stats/stall_log.h"
 
 namespace quanta {
 
@@ -19,6 +20,8 @@ struct PreemptState {
   uint32_t flag_seq = 0;               // the quantum a flag must name to end (flag mechanism)
   uint64_t signal_deadline_tsc = UINT64_MAX;  // a preemption signal before this is stale
   bool signal_switching = false;       // the signal handler is switching away already
+  StallLog* stall_log = nullptr;       // the worker's: quanta_task_cpu_cycles_polled() writes it
+  uint64_t last_polled_tsc = 0;        // that function's last clock read
 
   void begin_quantum(uint64_t deadline, uint64_t start_tsc, uint64_t attained_cycles) {
     in_task = true;

@@ -83,6 +83,19 @@ uint64_t quanta_task_cpu_cycles(void) {
   return quanta::running_task_cpu_cycles();
 }
 
+uint64_t quanta_task_cpu_cycles_polled(void) {
+  quanta::PreemptState& state = quanta::t_preempt_state;
+  if (state.in_task && state.stall_log != nullptr) {
+    // The handler's loop is short: a long gap since its last call (or since the quantum
+    // began) was the host's.
+    const uint64_t now = quanta_read_tsc();
+    const uint64_t last = state.last_polled_tsc > state.quantum_start_tsc ? state.last_polled_tsc : state.quantum_start_tsc;
+    state.stall_log->observe(last, now);
+    state.last_polled_tsc = now;
+  }
+  return quanta_task_cpu_cycles();
+}
+
 uint64_t quanta_task_last_stop_tsc(void) {
   // Read afresh (out of line): the task may have resumed on another thread.
   quanta::TaskRunner* runner = quanta::TaskRunner::current();

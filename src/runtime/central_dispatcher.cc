@@ -12,7 +12,7 @@ namespace quanta {
 CentralDispatcher::CentralDispatcher(std::span<const CentralPort> workers, CentralSlots& slots, CentralQueues queues,
                                      uint32_t depth, bool dispatcher_works, uint64_t quantum_cycles,
                                      std::size_t class_count, FullRingAction on_full, uint64_t seed,
-                                     uint64_t stall_threshold_cycles)
+                                     StallLog& stalls)
     : workers_(workers),
       slots_(slots),
       queues_(std::move(queues)),
@@ -25,7 +25,7 @@ CentralDispatcher::CentralDispatcher(std::span<const CentralPort> workers, Centr
       loads_(workers.size()),
       own_recorder_(class_count, 1.0 / tsc_per_ns()),
       on_full_(on_full),
-      stalls_(stall_threshold_cycles) {}
+      stalls_(stalls) {}
 
 bool CentralDispatcher::all_workers_full() const { return !jbsq_.choose(loads_).has_value(); }
 
@@ -109,7 +109,7 @@ bool CentralDispatcher::run_own_quantum(uint64_t now) {
   preempt_state().disable_depth = 0;  // a handler that left preemption disabled
   if (slot.request->status != 0) ++totals_.dispatcher_app_errors;
   ++totals_.dispatcher_requests;
-  finish_request(*slot.request, slot.task, slot.task.last_stop_tsc, -1, own_recorder_);
+  finish_request(*slot.request, slot.task, slot.task.last_stop_tsc, -1, own_recorder_, stall_watch_);
   slots_.release(*own_);
   --in_flight_;
   own_.reset();
@@ -128,6 +128,9 @@ bool CentralDispatcher::admit(Request& request, DispatchTotals& totals) {
     return false;
   }
   ++totals.dispatched;
+  // One queue for every worker: the busy period is the system's.
+  if (in_flight_ == 0) busy_since_tsc_ = request.arrival_tsc;
+  request.busy_since_tsc = busy_since_tsc_;
   ++in_flight_;
   if (dispatcher_works_ && !own_ && all_workers_full()) {
     slots_[*id].last_runner = kDispatcherRunner;

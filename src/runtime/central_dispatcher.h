@@ -63,10 +63,10 @@ struct CentralQueues {
 class CentralDispatcher {
  public:
   // `queues`: one queue (central, jbsq:K with `depth` K) or one per worker (steal, depth 1;
-  // `seed` drives the random placement).
+  // `seed` drives the random placement). Gaps in its loop go to `stalls`, as in Dispatcher.
   CentralDispatcher(std::span<const CentralPort> workers, CentralSlots& slots, CentralQueues queues, uint32_t depth,
                     bool dispatcher_works, uint64_t quantum_cycles, std::size_t class_count, FullRingAction on_full,
-                    uint64_t seed = 1, uint64_t stall_threshold_cycles = UINT64_MAX);
+                    uint64_t seed, StallLog& stalls);
 
   // Dispatches until every source is exhausted and every request finished.
   DispatchTotals run(std::span<Source* const> sources);
@@ -75,8 +75,10 @@ class CentralDispatcher {
   const CentralTotals& totals() const { return totals_; }
   // Gaps in its loop that its own work does not explain (stats/stall_log.h).
   const StallLog& stalls() const { return stalls_; }
+  // The logs that decide whether a request the dispatcher finishes itself was touched.
+  void watch_stalls(StallWatch watch) { stall_watch_ = std::move(watch); }
   // Statistics of the requests the dispatcher ran itself.
-  const ClassStatsSet& own_stats() const { return own_recorder_.classes(); }
+  const RequestRecorder& own_recorded() const { return own_recorder_; }
 
  private:
   // Each returns whether it did anything.
@@ -108,7 +110,9 @@ class CentralDispatcher {
   RequestRecorder own_recorder_;
   FullRingAction on_full_;
   Request* pending_ = nullptr;      // taken from a source, waiting for a free slot
-  StallLog stalls_;
+  StallLog& stalls_;
+  StallWatch stall_watch_;
+  uint64_t busy_since_tsc_ = 0;  // arrival of the request that found the system empty
   CentralTotals totals_;
   QuantumMonitor* monitor_ = nullptr;
 };

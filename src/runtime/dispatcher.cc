@@ -31,13 +31,13 @@ uint32_t poll_sources(std::span<Source* const> sources, uint64_t now_tsc, std::s
 }
 
 Dispatcher::Dispatcher(std::span<const WorkerPort> workers, DispatchPolicy& policy, FullRingAction on_full,
-                       uint64_t stall_threshold_cycles)
+                       StallLog& stalls)
     : workers_(workers),
       policy_(policy),
       on_full_(on_full),
       loads_(workers.size()),
       assigned_(workers.size(), 0),
-      stalls_(stall_threshold_cycles) {}
+      stalls_(stalls) {}
 
 void Dispatcher::refresh_loads() {
   for (std::size_t i = 0; i < workers_.size(); ++i) {

@@ -34,10 +34,10 @@ uint32_t poll_sources(std::span<Source* const> sources, uint64_t now_tsc, std::s
 
 class Dispatcher {
  public:
-  // A gap of more than `stall_threshold_cycles` between two of its loop's clock reads, with
-  // no wait of its own in between, is logged as a host stall.
-  Dispatcher(std::span<const WorkerPort> workers, DispatchPolicy& policy, FullRingAction on_full,
-             uint64_t stall_threshold_cycles = UINT64_MAX);
+  // A gap between two of its loop's clock reads, with no wait of its own in between, goes
+  // to `stalls` (its threshold decides what counts as a host stall). The log outlives the
+  // dispatcher: the workers read it to judge the requests they finish.
+  Dispatcher(std::span<const WorkerPort> workers, DispatchPolicy& policy, FullRingAction on_full, StallLog& stalls);
 
   // Dispatches until every source is exhausted, then waits until every dispatched request
   // finished.
@@ -60,7 +60,7 @@ class Dispatcher {
   std::vector<WorkerLoad> loads_;
   std::vector<uint64_t> assigned_;
   QuantumMonitor* monitor_ = nullptr;
-  StallLog stalls_;
+  StallLog& stalls_;
 };
 
 }  // namespace quanta

@@ -10,6 +10,7 @@
 #include "quanta/quanta.h"
 #include "runtime/request.h"
 #include "stats/request_recorder.h"
+#include "stats/stall_log.h"
 
 namespace quanta {
 
@@ -23,10 +24,10 @@ inline void call_handler(const quanta_app& app, Request& request) {
   request.value = response.value;
 }
 
-// A finished request: its times, its statistics, its sink. After this the request
-// belongs to the sink.
+// A finished request: its times, its statistics (all requests, and those no stall in
+// `stalls` touched), its sink. After this the request belongs to the sink.
 inline void finish_request(Request& request, uint64_t start_tsc, uint64_t finish_tsc, uint64_t cpu_cycles,
-                           uint32_t preemptions, int32_t worker, RequestRecorder& recorder) {
+                           uint32_t preemptions, int32_t worker, RequestRecorder& recorder, const StallWatch& stalls) {
   // A worker starts a quantum's clock at the previous quantum's stop (one clock read per
   // quantum), which can be before this request reached it: its start is never before its
   // arrival.
@@ -36,15 +37,16 @@ inline void finish_request(Request& request, uint64_t start_tsc, uint64_t finish
   request.quanta = preemptions + 1;
   request.worker = worker;
   recorder.record({request.arrival_tsc, finish_tsc, cpu_cycles, request.nominal_service_ns, request.class_index,
-                   preemptions, (request.flags & kRequestMeasured) != 0});
+                   preemptions, (request.flags & kRequestMeasured) != 0,
+                   stalls.touched(request.arrival_tsc, request.busy_since_tsc, finish_tsc)});
   request.sink->complete(request);
 }
 
 // The same for a request that ran in `task`: a preemption is a time the task yielded.
 inline void finish_request(Request& request, const Task& task, uint64_t finish_tsc, int32_t worker,
-                           RequestRecorder& recorder) {
+                           RequestRecorder& recorder, const StallWatch& stalls) {
   finish_request(request, task.first_run_tsc, finish_tsc, task.attained_cycles, static_cast<uint32_t>(task.yields),
-                 worker, recorder);
+                 worker, recorder, stalls);
 }
 
 }  // namespace quanta

@@ -107,6 +107,8 @@ struct Runtime::Parts {
   std::unique_ptr<CentralDispatcher> central_dispatcher;
   std::unique_ptr<QuantumMonitor> monitor;
   std::unique_ptr<PinnedThread> dispatcher_thread;
+  std::unique_ptr<StallLog> dispatcher_stalls;  // the dispatcher's; the workers read it
+  StallWatch all_stalls;                         // the dispatcher's and every worker's
   RuntimeResult result;
 };
 
@@ -154,6 +156,23 @@ Runtime::Runtime(const RuntimeConfig& config, const quanta_app& app)
     wc.central_depth = p.spec.kind == DispatchSpec::Kind::kJbsq ? p.spec.depth : 1;
   }
   for (unsigned i = 0; i < workers_; ++i) p.workers.push_back(std::make_unique<Worker>(static_cast<int>(i), wc));
+  // Which stalls can have delayed a finished request: the dispatcher's, and those of the
+  // workers that share its queue (its own worker; every worker when the queue is central).
+  p.dispatcher_stalls = std::make_unique<StallLog>(wc.stall_threshold_cycles);
+  StallWatch all;
+  all.watch(p.dispatcher_stalls.get());
+  for (const auto& w : p.workers) all.watch(&w->stalls());
+  for (const auto& w : p.workers) {
+    if (central) {
+      w->watch_stalls(all);
+    } else {
+      StallWatch own;
+      own.watch(p.dispatcher_stalls.get());
+      own.watch(&w->stalls());
+      w->watch_stalls(std::move(own));
+    }
+  }
+  p.all_stalls = std::move(all);
 }
 
 Runtime::~Runtime() {
@@ -220,13 +239,12 @@ void Runtime::start(const std::string& app_config) {
     }
     p.central_dispatcher = std::make_unique<CentralDispatcher>(
         p.central_ports, *p.central_slots, std::move(queues), p.worker_config.central_depth, config_.dispatcher_works,
-        p.worker_config.quantum_cycles, config_.class_count, config_.on_full, config_.seed,
-        p.worker_config.stall_threshold_cycles);
+        p.worker_config.quantum_cycles, config_.class_count, config_.on_full, config_.seed, *p.dispatcher_stalls);
+    p.central_dispatcher->watch_stalls(p.all_stalls);
     p.central_dispatcher->set_monitor(p.monitor.get());
   } else {
     p.dispatch_policy = make_dispatch_policy(config_.dispatch_policy, config_.seed);
-    p.dispatcher = std::make_unique<Dispatcher>(p.ports, *p.dispatch_policy, config_.on_full,
-                                                p.worker_config.stall_threshold_cycles);
+    p.dispatcher = std::make_unique<Dispatcher>(p.ports, *p.dispatch_policy, config_.on_full, *p.dispatcher_stalls);
     p.dispatcher->set_monitor(p.monitor.get());
   }
   try {
@@ -262,14 +280,13 @@ RuntimeResult Runtime::finish() {
   RuntimeResult& r = p.result;
   r.workers = workers_;
   r.stall_threshold_us = config_.stall_threshold_us;
-  r.stalls.push_back(summarize_stalls("dispatcher", p.cpus[0],
-                                      p.central_dispatcher ? p.central_dispatcher->stalls() : p.dispatcher->stalls()));
+  r.stalls.push_back(summarize_stalls("dispatcher", p.cpus[0], *p.dispatcher_stalls));
   for (unsigned i = 0; i < workers_; ++i) {
     r.stalls.push_back(summarize_stalls("worker " + std::to_string(i), p.cpus[1 + i], p.workers[i]->stalls()));
   }
   for (const auto& worker : p.workers) {
     const Worker& w = *worker;
-    merge_into(r.classes, w.stats());
+    r.add_recorded(w.recorded());
     r.completed += w.totals().completed;
     r.quanta += w.totals().quanta;
     r.app_errors += w.totals().app_errors;
@@ -289,9 +306,10 @@ RuntimeResult Runtime::finish() {
     r.quanta += central.dispatcher_quanta;
     r.completed += central.dispatcher_requests;
     r.app_errors += central.dispatcher_app_errors;
-    merge_into(r.classes, p.central_dispatcher->own_stats());
+    r.add_recorded(p.central_dispatcher->own_recorded());
   }
   r.classes.resize(config_.class_count);
+  r.untouched.resize(config_.class_count);
   return r;
 }
 

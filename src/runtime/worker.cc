@@ -39,6 +39,10 @@ void Worker::task_body(Task& task) {
 void Worker::admit_arrivals() {
   Request* request = nullptr;
   while (!free_slots_.empty() && ring_.try_pop(request)) {
+    // A request that finds the worker empty begins a busy period (the ring is FIFO: the
+    // first one popped is the earliest to arrive).
+    if (free_slots_.size() == slots_.size()) busy_since_tsc_ = request->arrival_tsc;
+    request->busy_since_tsc = busy_since_tsc_;
     const uint32_t id = free_slots_.back();
     free_slots_.pop_back();
     Slot& slot = slots_[id];
@@ -83,7 +87,7 @@ void Worker::finish(Request& request, const Task& task, uint64_t finish_tsc) {
   }
   if (request.status != 0) ++totals_.app_errors;
   ++totals_.completed;
-  finish_request(request, task, finish_tsc, index_, recorder_);
+  finish_request(request, task, finish_tsc, index_, recorder_, stall_watch_);
 }
 
 uint64_t Worker::idle_tick(uint64_t last) {
@@ -91,6 +95,14 @@ uint64_t Worker::idle_tick(uint64_t last) {
   const uint64_t now = read_tsc();
   stalls_.observe(last, now);
   return now;
+}
+
+void Worker::note_late_yield(bool done, uint64_t deadline, uint64_t stop) {
+  // Clock probes sit a bounded distance apart, so a task preempted by one stops within
+  // a few hundred ns of the deadline. Stopping much later means the CPU was away (or
+  // the task had preemption disabled: docs/runtime.md says what that costs).
+  if (done || config_.preempt != PreemptMechanism::kClock || deadline == QuantumRunner::kNoDeadline) return;
+  stalls_.observe(deadline, stop);
 }
 
 void Worker::release_slot(uint32_t slot_id) {
@@ -116,6 +128,7 @@ void Worker::run() {
   set_flag_word(preemptive_ && config_.preempt == PreemptMechanism::kFlag ? &flag_.word : nullptr);
   tid_ = static_cast<int>(gettid());
   signal_counters() = {};
+  preempt_state().stall_log = &stalls_;
   state_.store(State::kReady, std::memory_order_release);
   // `now` is carried from one quantum's stop to the next one's start.
   if (config_.central_slots != nullptr) {
@@ -124,6 +137,7 @@ void Worker::run() {
     run_local(read_tsc());
   }
   set_flag_word(nullptr);
+  preempt_state().stall_log = nullptr;
   totals_.signals = signal_counters();
   if (config_.app->teardown_worker != nullptr) config_.app->teardown_worker(index_);
   t_worker_index = -1;
@@ -145,9 +159,11 @@ void Worker::run_local(uint64_t now) {
       continue;
     }
     Slot& slot = slots_[*next];
-    const bool done = runner_.resume(slot.task, now, open_quantum(now));
+    const uint64_t deadline = open_quantum(now);
+    const bool done = runner_.resume(slot.task, now, deadline);
     counters_.quantum_start_tsc.store(0, std::memory_order_relaxed);  // no quantum open
     now = slot.task.last_stop_tsc;
+    note_late_yield(done, deadline, now);
     ++slot.quanta;
     ++current_quanta_;
     ++totals_.quanta;
@@ -178,9 +194,11 @@ void Worker::run_central(uint64_t now) {
     CentralSlot& slot = slots[id];
     if (slot.last_runner != -1 && slot.last_runner != index_) ++totals_.migrations;
     slot.last_runner = index_;
-    const bool done = runner_.resume(slot.task, now, open_quantum(now));
+    const uint64_t deadline = open_quantum(now);
+    const bool done = runner_.resume(slot.task, now, deadline);
     counters_.quantum_start_tsc.store(0, std::memory_order_relaxed);  // no quantum open
     now = slot.task.last_stop_tsc;
+    note_late_yield(done, deadline, now);
     ++slot.quanta;
     ++totals_.quanta;
     if (done) {

@@ -85,10 +85,13 @@ class Worker {
   // Valid with WorkerConfig::central_slots.
   CentralPort central_port() { return {inbox_.get(), outbox_.get()}; }
   const WorkerCounters& counters() const { return counters_; }
-  const ClassStatsSet& stats() const { return recorder_.classes(); }
+  const RequestRecorder& recorded() const { return recorder_; }
   const WorkerTotals& totals() const { return totals_; }
   // Valid after run() returned.
   const StallLog& stalls() const { return stalls_; }
+  // The stall logs that decide whether a request this worker finishes was touched by a
+  // stall (its own, the dispatcher's, ...). Set before run().
+  void watch_stalls(StallWatch watch) { stall_watch_ = std::move(watch); }
   int index() const { return index_; }
 
  private:
@@ -110,6 +113,8 @@ class Worker {
   // Opens a quantum for the monitor to see; returns the deadline for the clock probes.
   uint64_t open_quantum(uint64_t now);
   void release_slot(uint32_t slot_id);
+  // A task preempted by a clock probe far past its deadline: a host stall.
+  void note_late_yield(bool done, uint64_t deadline, uint64_t stop);
   // The clock read of an idle loop iteration, noting a host stall since `last`.
   uint64_t idle_tick(uint64_t last);
 
@@ -130,6 +135,8 @@ class Worker {
   QuantumRunner runner_;
   RequestRecorder recorder_;
   StallLog stalls_;
+  StallWatch stall_watch_;
+  uint64_t busy_since_tsc_ = 0;        // arrival of the request that began the busy period
   WorkerTotals totals_;
   uint64_t finished_ = 0;              // mirrors of what the counter line publishes
   uint64_t current_quanta_ = 0;

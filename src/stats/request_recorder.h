@@ -19,25 +19,33 @@ struct FinishedTimes {
   uint32_t class_index;
   uint32_t preemptions;         // times it was stopped before it finished
   bool measured;                // after the warm-up: counts in the statistics
+  bool stall_touched = false;   // a host stall may have delayed it (StallWatch, stall_log.h)
 };
 
 class RequestRecorder {
  public:
-  RequestRecorder(std::size_t class_count, double ns_per_tick) : classes_(class_count), ns_per_tick_(ns_per_tick) {}
+  RequestRecorder(std::size_t class_count, double ns_per_tick)
+      : classes_(class_count), untouched_(class_count), ns_per_tick_(ns_per_tick) {}
 
   void record(const FinishedTimes& t) {
     if (!t.measured || t.class_index >= classes_.size()) return;
     const uint64_t sojourn_ticks = t.finish > t.arrival ? t.finish - t.arrival : 0;
-    classes_[t.class_index].record(to_ns(sojourn_ticks), t.nominal_service_ns, to_ns(t.cpu), t.preemptions);
+    const uint64_t sojourn_ns = to_ns(sojourn_ticks), cpu_ns = to_ns(t.cpu);
+    classes_[t.class_index].record(sojourn_ns, t.nominal_service_ns, cpu_ns, t.preemptions);
+    if (!t.stall_touched) untouched_[t.class_index].record(sojourn_ns, t.nominal_service_ns, cpu_ns, t.preemptions);
   }
 
+  // Every measured request, and the subset no host stall touched.
   const ClassStatsSet& classes() const { return classes_; }
   ClassStatsSet& classes() { return classes_; }
+  const ClassStatsSet& untouched() const { return untouched_; }
+  ClassStatsSet& untouched() { return untouched_; }
 
  private:
   uint64_t to_ns(uint64_t ticks) const { return static_cast<uint64_t>(static_cast<double>(ticks) * ns_per_tick_); }
 
   ClassStatsSet classes_;
+  ClassStatsSet untouched_;
   double ns_per_tick_;
 };
 

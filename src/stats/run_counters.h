@@ -8,6 +8,7 @@
 
 #include "stats/class_stats.h"
 #include "stats/dispatch_totals.h"
+#include "stats/request_recorder.h"
 #include "stats/stall_log.h"
 
 namespace quanta {
@@ -15,6 +16,7 @@ namespace quanta {
 struct RunCounters {
   DispatchTotals dispatch;
   ClassStatsSet classes;            // measured requests only (after the warm-up)
+  ClassStatsSet untouched;          // ... of those, the ones no host stall touched
   uint64_t completed = 0;
   uint64_t quanta = 0;
   uint64_t app_errors = 0;
@@ -32,6 +34,12 @@ struct RunCounters {
   // Host stalls each runtime thread noticed (stall_log.h), and the gap that counts as one.
   std::vector<StallSummary> stalls;
   double stall_threshold_us = 0;
+
+  // Adds what one finishing thread recorded.
+  void add_recorded(const RequestRecorder& recorder) {
+    merge_into(classes, recorder.classes());
+    merge_into(untouched, recorder.untouched());
+  }
 };
 
 }  // namespace quanta
