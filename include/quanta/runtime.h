@@ -61,6 +61,7 @@ typedef struct quanta_completion {
   uint64_t finish_tsc;      /* when it finished */
   uint64_t cpu_cycles;      /* CPU time its handler used, time preempted not counted */
   uint32_t quanta;          /* quanta it ran for (1: never preempted) */
+  uint32_t stall_touched;   /* 1: a host stall (the VM took a runtime CPU away) may have delayed it */
 } quanta_completion;
 
 /* Called on the thread that finished the request (a worker, or the dispatcher); the

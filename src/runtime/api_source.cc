@@ -93,6 +93,7 @@ quanta_completion ApiSource::completion_of(const Request& r) {
   c.finish_tsc = r.finish_tsc;
   c.cpu_cycles = r.cpu_cycles;
   c.quanta = r.quanta;
+  c.stall_touched = (r.flags & kRequestStallTouched) != 0 ? 1u : 0u;
   return c;
 }
 

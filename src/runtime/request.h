@@ -13,7 +13,8 @@ namespace quanta {
 class Sink;
 
 enum RequestFlags : uint32_t {
-  kRequestMeasured = 1,   // goes into the statistics (arrived after the warm-up)
+  kRequestMeasured = 1,       // goes into the statistics (arrived after the warm-up)
+  kRequestStallTouched = 2,   // a host stall may have delayed it (set when it finishes)
 };
 
 struct Request {

@@ -144,10 +144,12 @@ void Worker::run() {
 }
 
 void Worker::run_local(uint64_t now) {
+  bool idle = true;
   for (;;) {
     admit_arrivals();
     const std::optional<TaskId> next = policy_->pick();
     if (!next) {
+      idle = true;
       if (stop_.load(std::memory_order_acquire) && free_slots_.size() == slots_.size()) {
         admit_arrivals();  // a request pushed just before the stop still counts
         if (free_slots_.size() == slots_.size()) break;
@@ -158,6 +160,10 @@ void Worker::run_local(uint64_t now) {
       now = idle_tick(now);
       continue;
     }
+    // Work after idling: one more clock read, so that a stall since the last idle
+    // iteration is logged before the request it delayed finishes (and is judged).
+    if (idle) now = idle_tick(now);
+    idle = false;
     Slot& slot = slots_[*next];
     const uint64_t deadline = open_quantum(now);
     const bool done = runner_.resume(slot.task, now, deadline);
@@ -182,15 +188,19 @@ void Worker::run_local(uint64_t now) {
 
 void Worker::run_central(uint64_t now) {
   CentralSlots& slots = *config_.central_slots;
+  bool idle = true;
   for (;;) {
     uint32_t id = 0;
     if (!inbox_->try_pop(id)) {
       // The dispatcher stops workers only once every slot it handed out came back.
       if (stop_.load(std::memory_order_acquire)) break;
+      idle = true;
       cpu_relax();
       now = idle_tick(now);
       continue;
     }
+    if (idle) now = idle_tick(now);  // as in run_local
+    idle = false;
     CentralSlot& slot = slots[id];
     if (slot.last_runner != -1 && slot.last_runner != index_) ++totals_.migrations;
     slot.last_runner = index_;

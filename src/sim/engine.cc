@@ -15,6 +15,7 @@
 #include "policy/local_policy.h"
 #include "sim/arrivals.h"
 #include "sim/id_queue.h"
+#include "sim/stall_trace.h"
 #include "sim/worker_heap.h"
 
 namespace quanta {
@@ -31,6 +32,7 @@ constexpr double kForever = std::numeric_limits<double>::infinity();
 
 struct Request {
   double arrival_ns;
+  double busy_since_ns; // arrival of the request that began the busy period it is served in
   double remaining_ns;  // work left, probe overhead included
   double attained_ns;   // work done so far (what LAS orders by)
   uint32_t service_ns;  // nominal: the slowdown's denominator
@@ -76,6 +78,13 @@ class Engine {
   bool try_steal(uint32_t thief, double now);
   void steal_while_idle(double now);
   double jitter_ns();
+  // Injected stalls (SimConfig::stalls): the simulated CPUs, and whether a stall touched
+  // request `id` finishing on worker `w` at `now`.
+  void make_stalled_cpus(const SimConfig& config);
+  bool stall_touched(uint32_t w, const Request& r, double now);
+  // The queue a request joins is shared by every worker (central, jbsq, steal) or is its
+  // worker's own: the busy period, and the CPUs whose stalls can delay it, follow.
+  bool shared_queue() const { return spec_.kind != Kind::kPerRequest; }
 
   bool idle(uint32_t w) const { return (idle_bits_[w >> 6] >> (w & 63)) & 1; }
   // The per-worker count of quanta MSQ reads: kept where requests stay on one worker.
@@ -130,6 +139,12 @@ class Engine {
 
   std::vector<Request> requests_;
   std::vector<uint32_t> free_ids_;
+  std::shared_ptr<const StallTrace> stall_trace_;
+  StallWindow stall_window_;
+  std::vector<std::unique_ptr<StalledCpu>> cpus_;  // with stalls: the dispatcher's, then each worker's
+  std::vector<StallWatch> watches_;     // per worker: the CPUs whose stalls can delay its requests
+  std::vector<double> worker_busy_since_ns_;
+  double system_busy_since_ns_ = 0;
   RequestRecorder recorder_;
   DispatchTotals totals_;
   uint64_t completed_ = 0;
@@ -154,6 +169,8 @@ Engine::Engine(const SimConfig& config, const Workload& workload, SimObserver* o
       jbsq_(spec_.depth),
       steal_(config.run.seed),
       jitter_rng_(config.run.seed ^ 0x6a09e667f3bcc909ull),
+      stall_trace_(config.stalls),
+      stall_window_(config.stall_window),
       recorder_(workload.classes().size(), 1.0) {
   if (workers_count_ == 0) throw std::invalid_argument("the simulator needs --workers of at least 1");
   if (!(quantum_ns_ > 0)) throw std::invalid_argument("--quantum-us must be above 0");
@@ -178,6 +195,36 @@ Engine::Engine(const SimConfig& config, const Workload& workload, SimObserver* o
   waiting_.resize(w);
   idle_bits_.assign((w + 63) / 64, 0);
   for (uint32_t i = 0; i < w; ++i) set_idle(i);
+  worker_busy_since_ns_.assign(w, 0);
+  make_stalled_cpus(config);
+}
+
+void Engine::make_stalled_cpus(const SimConfig& config) {
+  if (!stall_trace_) return;
+  if (stall_trace_->cpus.empty()) throw std::invalid_argument("--stalls: the trace has no CPUs");
+  const double threshold_ns = config.run.stall_threshold_us * 1000.0;
+  for (uint32_t i = 0; i <= workers_count_; ++i) {
+    cpus_.push_back(std::make_unique<StalledCpu>(stall_trace_->cpus[i % stall_trace_->cpus.size()],
+                                                 stall_trace_->period_ns, threshold_ns));
+  }
+  watches_.resize(workers_count_);
+  for (uint32_t w = 0; w < workers_count_; ++w) {
+    watches_[w].watch(&cpus_[0]->log());
+    if (shared_queue()) {
+      for (uint32_t v = 0; v < workers_count_; ++v) watches_[w].watch(&cpus_[1 + v]->log());
+    } else {
+      watches_[w].watch(&cpus_[1 + w]->log());
+    }
+  }
+}
+
+bool Engine::stall_touched(uint32_t w, const Request& r, double now) {
+  if (cpus_.empty()) return false;
+  // A runtime thread logs a stall when it ends; the ones that ended by now are known.
+  for (const auto& cpu : cpus_) cpu->log_until(now);
+  const auto ticks = [](double ns) { return static_cast<uint64_t>(std::llround(ns)); };
+  const uint64_t busy_since = stall_window_ == StallWindow::kBusyPeriod ? ticks(r.busy_since_ns) : 0;
+  return watches_[w].touched(ticks(r.arrival_ns), busy_since, ticks(now));
 }
 
 double Engine::jitter_ns() {
@@ -210,7 +257,13 @@ void Engine::start(uint32_t w, uint32_t id, double now) {
   ws.request = id;
   const double quantum = preemptive_ ? quantum_ns_ + jitter_ns() : kForever;
   double end;
-  if (r.remaining_ns <= quantum) {
+  if (!cpus_.empty()) {
+    // The worker's CPU may be taken away before or during the quantum.
+    const StalledCpu::Stint stint = cpus_[1 + w]->run(now, r.remaining_ns, quantum);
+    ws.served_ns = stint.work_ns;
+    ws.finishes = stint.finished;
+    end = stint.end_ns + (stint.finished ? 0 : overheads_.preempt_overhead_ns);
+  } else if (r.remaining_ns <= quantum) {
     ws.served_ns = r.remaining_ns;
     ws.finishes = true;
     end = now + r.remaining_ns;
@@ -238,6 +291,9 @@ bool Engine::start_next(uint32_t w, double now) {
 void Engine::on_arrival(uint32_t id, double now) {
   ++in_system_;
   if (in_system_ > peak_in_system_) peak_in_system_ = in_system_;
+  Request& arriving = requests_[id];
+  if (in_system_ == 1) system_busy_since_ns_ = arriving.arrival_ns;
+  arriving.busy_since_ns = system_busy_since_ns_;
   switch (spec_.kind) {
     case Kind::kPerRequest:
     case Kind::kSteal: {
@@ -255,6 +311,11 @@ void Engine::on_arrival(uint32_t id, double now) {
         ++totals_.full_ring_waits;
       }
       ++totals_.dispatched;
+      if (!shared_queue()) {
+        // Its worker's own queue: a request that finds it empty begins its busy period.
+        if (loads_[w].outstanding == 0) worker_busy_since_ns_[w] = arriving.arrival_ns;
+        arriving.busy_since_ns = worker_busy_since_ns_[w];
+      }
       ++loads_[w].outstanding;
       s.ring.push(id);
       if (idle(w)) {
@@ -293,7 +354,7 @@ void Engine::finish(uint32_t w, uint32_t id, double now) {
   // Simulated ns are the tick; the sojourn is rounded once, as a whole.
   recorder_.record({0, static_cast<uint64_t>(std::llround(now - r.arrival_ns)),
                     static_cast<uint64_t>(std::llround(r.service_ns * probe_factor_)), r.service_ns, r.class_index,
-                    r.quanta - 1, r.measured});
+                    r.quanta - 1, r.measured, stall_touched(w, r, now)});
   if (observer_) observer_->on_finish({r.arrival_ns, now, r.service_ns, r.class_index, r.measured});
   Server& s = servers_[workers_[w].server];
   s.free_slots.push_back(r.slot);
@@ -423,8 +484,10 @@ SimResult Engine::run() {
     // The dispatcher serves requests one at a time: with a cost per request, a burst queues
     // in front of it.
     due_ns = arrival;
-    if (overheads_.dispatch_ns > 0) {
-      due_ns = std::max(arrival, dispatcher_free_ns) + overheads_.dispatch_ns;
+    if (overheads_.dispatch_ns > 0 || !cpus_.empty()) {
+      double from = std::max(arrival, dispatcher_free_ns);
+      if (!cpus_.empty()) from = cpus_[0]->available_at(from);  // the dispatcher's CPU taken away
+      due_ns = from + overheads_.dispatch_ns;
       dispatcher_free_ns = due_ns;
       if (due_ns - arrival > 1000.0) ++totals_.late_arrivals;
     }
@@ -468,6 +531,14 @@ SimResult Engine::run() {
   out.completed = completed_;
   out.quanta = quanta_;
   out.classes = std::move(recorder_.classes());
+  out.untouched = std::move(recorder_.untouched());
+  out.stall_threshold_us = cfg_.stall_threshold_us;
+  for (std::size_t i = 0; i < cpus_.size(); ++i) {
+    cpus_[i]->log_until(last_finish_ns_);
+    const StallLog& log = cpus_[i]->log();
+    out.stalls.push_back({i == 0 ? "dispatcher" : "worker " + std::to_string(i - 1), -1, log.count(),
+                          static_cast<double>(log.total_cycles()), static_cast<double>(log.largest_cycles())});
+  }
   result.sim.events = events_;
   result.sim.peak_in_system = peak_in_system_;
   result.sim.cpu_s = thread_cpu_s() - cpu_start;

@@ -3,10 +3,12 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 
 #include "experiment/run_config.h"
 #include "experiment/run_result.h"
+#include "sim/stall_trace.h"
 
 namespace quanta {
 
@@ -18,10 +20,19 @@ struct SimOverheads {
   double request_overhead_ns = 0;  // worker time per request outside the handler (admit, task start, finish)
 };
 
+// Which requests a stall touched, for the study of the rule (docs/sim.md): the runtime's
+// rule (a stall in the busy period the request was served in), or a stall during the
+// request's own life only.
+enum class StallWindow { kBusyPeriod, kLifetime };
+
 struct SimConfig {
   RunConfig run;                   // workers must be >= 1
   std::optional<uint64_t> jobs;    // a fixed number of arrivals instead of run.duration_s
   SimOverheads overheads;
+  // Host stalls to replay (null: none). Simulated CPU i (the dispatcher, then each worker)
+  // gets recorded CPU i modulo the recording's CPUs, as the runtime places its threads.
+  std::shared_ptr<const StallTrace> stalls;
+  StallWindow stall_window = StallWindow::kBusyPeriod;
 };
 
 struct SimStats {

@@ -45,6 +45,12 @@ void add_sim_options(CLI::App& cmd, SimOptions& o) {
                  "Worker time per request outside the handler: admit, start the task, finish (default 0)")
       ->check(finite_number())
       ->check(CLI::NonNegativeNumber);
+  cmd.add_option("--stalls", o.stalls,
+                 "Replay a machine's host stalls (the JSON of quanta-bench-stalls --trace) on every simulated CPU");
+  cmd.add_option("--stall-window", o.stall_window,
+                 "With --stalls, a request counts as touched by a stall in the busy period it was served in "
+                 "(busy-period, the runtime's rule) or only during its own life (lifetime)")
+      ->check(CLI::IsMember({"busy-period", "lifetime"}));
   add_max_load_options(cmd, o.max_load);
 }
 
@@ -69,6 +75,18 @@ std::vector<SimConfig> expand_sim_runs(const SimOptions& o) {
   if (o.quantum_jitter_ns) overheads.quantum_jitter_ns = *o.quantum_jitter_ns;
   if (o.request_overhead_ns) overheads.request_overhead_ns = *o.request_overhead_ns;
 
+  std::shared_ptr<const StallTrace> stalls;
+  if (!o.stalls.empty()) {
+    try {
+      stalls = std::make_shared<const StallTrace>(load_stall_trace(o.stalls));
+    } catch (const std::invalid_argument& e) {
+      std::string why = e.what();
+      const std::string prefix = "--stalls: ";
+      if (why.starts_with(prefix)) why = why.substr(prefix.size());
+      throw CLI::ValidationError("--stalls", why);
+    }
+  }
+
   std::vector<SimConfig> runs;
   for (const RunConfig& b : base) {
     SimConfig config;
@@ -77,6 +95,8 @@ std::vector<SimConfig> expand_sim_runs(const SimOptions& o) {
     if (config.run.workers == 0) config.run.workers = max_workers();
     config.jobs = o.jobs;
     config.overheads = overheads;
+    config.stalls = stalls;
+    config.stall_window = o.stall_window == "lifetime" ? StallWindow::kLifetime : StallWindow::kBusyPeriod;
     runs.push_back(config);
   }
   return runs;

@@ -22,6 +22,8 @@ struct SimOptions {
   std::optional<double> dispatch_ns;
   std::optional<double> quantum_jitter_ns;
   std::optional<double> request_overhead_ns;
+  std::string stalls;        // quanta-bench-stalls --trace JSON to replay
+  std::string stall_window = "busy-period";
   MaxLoadOptions max_load;
 };
 

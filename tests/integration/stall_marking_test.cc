@@ -1,0 +1,136 @@
+// Which requests a host stall touched, on the real runtime. The test plays the host: it
+// stops the worker thread for 100 ms (a signal whose handler sleeps) while a long request
+// runs, and checks each request's mark against the rule (stall_log.h, StallWatch): the long
+// request (the stall fell in its life) and a short one that arrived after the stall ended
+// but in the same busy period are touched; a request before the stall and one in a later
+// busy period are not. Counts and marks only; the stall threshold (20 ms) is far above the
+// gaps a quiet host makes in the few microseconds the untouched requests live.
+#include <gtest/gtest.h>
+
+#include <signal.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstring>
+#include <map>
+#include <string>
+
+#include "core/tsc.h"
+#include "quanta/probe.h"
+#include "runtime/api_source.h"
+#include "runtime/runtime.h"
+
+namespace quanta {
+namespace {
+
+constexpr long kStallNs = 100'000'000;
+std::atomic<int> g_worker_tid{0};
+std::atomic<bool> g_long_running{false};
+std::atomic<bool> g_stall_over{false};
+std::atomic<uint64_t> g_stall_end_tsc{0};
+
+void sleep_in_handler(int) {
+  const timespec pause{0, kStallNs};
+  nanosleep(&pause, nullptr);
+  g_stall_end_tsc.store(read_tsc());
+  g_stall_over.store(true);
+}
+
+// Class 0 notes the thread it runs on; class 1 spins (with clock probes) for the cycles
+// in its payload.
+void note_or_spin(const quanta_request* request, quanta_response*) {
+  if (request->class_index == 0) {
+    g_worker_tid.store(static_cast<int>(gettid()));
+    return;
+  }
+  uint64_t cycles = 0;
+  std::memcpy(&cycles, request->payload, sizeof cycles);
+  g_long_running.store(true);
+  while (quanta_task_cpu_cycles() < cycles) quanta_probe();
+}
+
+class Marks {
+ public:
+  explicit Marks(ApiSource& source) : source_(source) {}
+  // Polls until the completion of `cookie` came (others that come meanwhile are kept).
+  const quanta_completion& wait(uint64_t cookie) {
+    std::string why;
+    while (done_.count(cookie) == 0) {
+      quanta_completion c{};
+      if (source_.poll_completions(&c, 1, why) == 1) done_[c.cookie] = c;
+    }
+    return done_[cookie];
+  }
+  std::size_t order_of(uint64_t cookie) const { return std::distance(done_.begin(), done_.find(cookie)); }
+
+ private:
+  ApiSource& source_;
+  std::map<uint64_t, quanta_completion> done_;
+};
+
+TEST(StallMarking, TheLongRequestAndItsBusyPeriodAreTouchedNothingElse) {
+  struct sigaction action {};
+  action.sa_handler = &sleep_in_handler;
+  sigemptyset(&action.sa_mask);
+  ASSERT_EQ(sigaction(SIGUSR2, &action, nullptr), 0);
+
+  quanta_app app{};
+  app.abi_version = QUANTA_APP_ABI_VERSION;
+  app.name = "note-or-spin";
+  app.handle_request = &note_or_spin;
+  RuntimeConfig config;
+  config.workers = 1;  // one queue: the requests share a busy period
+  config.class_count = 2;
+  config.stall_threshold_us = 20'000;
+  Runtime runtime(config, app);
+  ApiSource source(16, 8, 8, 2, nullptr, nullptr, runtime.workers());
+  runtime.add_source(source);
+  runtime.start("");
+  Marks marks(source);
+  std::string why;
+  const char none[1] = {0};
+  enum : uint64_t { kBefore = 1, kLong, kAfterStall, kLater };
+
+  ASSERT_EQ(source.submit(none, 1, 0, kBefore, why), QUANTA_OK) << why;
+  EXPECT_EQ(marks.wait(kBefore).stall_touched, 0u);
+  ASSERT_NE(g_worker_tid.load(), 0);
+
+  // 300 ms of CPU: it is still running well after the 100 ms stall.
+  const uint64_t cycles = ns_to_cycles(300e6);
+  ASSERT_EQ(source.submit(&cycles, sizeof cycles, 1, kLong, why), QUANTA_OK) << why;
+  while (!g_long_running.load()) {
+  }
+  ASSERT_EQ(syscall(SYS_tgkill, getpid(), g_worker_tid.load(), SIGUSR2), 0);
+  while (!g_stall_over.load()) {
+  }
+  ASSERT_EQ(source.submit(none, 1, 0, kAfterStall, why), QUANTA_OK) << why;
+  const quanta_completion after = marks.wait(kAfterStall);
+  const quanta_completion long_one = marks.wait(kLong);
+  // It arrived after the stall ended: only its busy period links it to the stall.
+  EXPECT_GT(after.arrival_tsc, g_stall_end_tsc.load());
+  EXPECT_LT(after.finish_tsc, long_one.finish_tsc);  // processor sharing: the short one first
+  EXPECT_EQ(after.stall_touched, 1u);
+  EXPECT_EQ(long_one.stall_touched, 1u);
+
+  // The worker emptied: a new busy period, untouched.
+  ASSERT_EQ(source.submit(none, 1, 0, kLater, why), QUANTA_OK) << why;
+  EXPECT_EQ(marks.wait(kLater).stall_touched, 0u);
+
+  const RuntimeResult result = runtime.stop();
+  signal(SIGUSR2, SIG_DFL);
+  ASSERT_EQ(result.classes.size(), 2u);
+  ASSERT_EQ(result.untouched.size(), 2u);
+  EXPECT_EQ(result.classes[0].sojourn_ns.count(), 3u);
+  EXPECT_EQ(result.untouched[0].sojourn_ns.count(), 2u);
+  EXPECT_EQ(result.classes[1].sojourn_ns.count(), 1u);
+  EXPECT_EQ(result.untouched[1].sojourn_ns.count(), 0u);
+  // The worker logged the stall (as a quantum that ended far past its deadline).
+  ASSERT_EQ(result.stalls.size(), 2u);
+  EXPECT_GE(result.stalls[1].count, 1u);
+  EXPECT_GE(result.stalls[1].largest_ns, 0.99 * kStallNs);
+}
+
+}  // namespace
+}  // namespace quanta
