@@ -41,6 +41,34 @@ json class_summary(const ClassStats& stats) {
                count ? static_cast<double>(stats.slowdown_milli.count_above(10'000)) / count : 0.0}};
 }
 
+// One entry per workload class, keyed as docs/json-output.md says, with the class's
+// label, service time and share beside its statistics; `overall` gets them all merged.
+json class_entries(const ClassStatsSet& sets, const Workload& workload, ClassStats& overall) {
+  json classes = json::object();
+  for (std::size_t i = 0; i < workload.classes().size(); ++i) {
+    const ServiceClass& sc = workload.classes()[i];
+    json entry = class_summary(sets[i]);
+    entry["label"] = sc.label;
+    entry["service_us"] = sc.service_us;
+    entry["share"] = sc.probability;
+    classes[sc.key] = std::move(entry);
+    overall.merge(sets[i]);
+  }
+  return classes;
+}
+
+// Whether the run judged its requests against host stalls. A producer that did not leaves
+// `untouched` empty or short; one whose subset is larger than the whole is broken. Either
+// way the report leaves the untouched figures out rather than show figures that are wrong.
+bool untouched_available(const RunResult& r, const Workload& workload) {
+  const std::size_t n = workload.classes().size();
+  if (r.untouched.size() < n || r.classes.size() < n) return false;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (r.untouched[i].sojourn_ns.count() > r.classes[i].sojourn_ns.count()) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 json run_to_json(const RunResult& r, const Workload& workload, const char* mode) {
@@ -72,19 +100,29 @@ json run_to_json(const RunResult& r, const Workload& workload, const char* mode)
               {"mean_service_us", r.mean_service_us},
               {"mean_service_source", r.mean_service_source}};
 
-  json classes = json::object();
   ClassStats overall;
-  for (std::size_t i = 0; i < workload.classes().size(); ++i) {
-    const ServiceClass& sc = workload.classes()[i];
-    const ClassStats& stats = r.classes[i];
-    json entry = class_summary(stats);
-    entry["label"] = sc.label;
-    entry["service_us"] = sc.service_us;
-    entry["share"] = sc.probability;
-    classes[sc.key] = std::move(entry);
-    overall.merge(stats);
-  }
+  json classes = class_entries(r.classes, workload, overall);
   const uint64_t measured = overall.sojourn_ns.count();
+  json requests{{"generated", r.dispatch.generated},
+                {"completed", r.completed},
+                {"dropped", r.dispatch.dropped},
+                {"measured", measured}};
+  // The same statistics over the measured requests no host stall touched, and how many a
+  // stall did touch, per class and in all (absent when the run did not judge them).
+  json untouched = nullptr;
+  if (untouched_available(r, workload)) {
+    ClassStats untouched_overall;
+    json untouched_classes = class_entries(r.untouched, workload, untouched_overall);
+    for (std::size_t i = 0; i < workload.classes().size(); ++i) {
+      classes[workload.classes()[i].key]["stall_touched"] =
+          r.classes[i].sojourn_ns.count() - r.untouched[i].sojourn_ns.count();
+    }
+    const uint64_t untouched_measured = untouched_overall.sojourn_ns.count();
+    requests["stall_touched"] = measured - untouched_measured;
+    untouched = json{{"classes", std::move(untouched_classes)},
+                     {"overall", class_summary(untouched_overall)},
+                     {"requests", untouched_measured}};
+  }
   json stall_threads = json::array();
   for (const StallSummary& s : r.stalls) {
     stall_threads.push_back({{"thread", s.thread},
@@ -94,15 +132,11 @@ json run_to_json(const RunResult& r, const Workload& workload, const char* mode)
                              {"largest_us", s.largest_ns * 1e-3},
                              {"share", s.share_of(r.elapsed_s)}});
   }
-  return json{{"mode", mode},
+  json report{{"mode", mode},
               {"config", config},
               {"classes", classes},
               {"overall", class_summary(overall)},
-              {"requests",
-               {{"generated", r.dispatch.generated},
-                {"completed", r.completed},
-                {"dropped", r.dispatch.dropped},
-                {"measured", measured}}},
+              {"requests", requests},
               {"rates",
                {{"offered_rps", r.offered_rps},
                 {"achieved_rps", r.elapsed_s > 0 ? static_cast<double>(r.completed) / r.elapsed_s : 0.0}}},
@@ -127,6 +161,8 @@ json run_to_json(const RunResult& r, const Workload& workload, const char* mode)
                 {"tsc_ghz", r.tsc_per_ns}}},
               {"stalls", {{"threshold_us", r.stall_threshold_us}, {"threads", stall_threads}}},
               {"warnings", run_warnings(r)}};
+  if (!untouched.is_null()) report["untouched"] = std::move(untouched);
+  return report;
 }
 
 namespace {
@@ -153,27 +189,87 @@ void row(std::string& out, const std::string& name, const std::vector<std::strin
   out += '\n';
 }
 
+// A row's cells, one per run; a run without the figures (nullptr: it has no untouched
+// statistics) shows "n/a".
+template <typename Cell>
+std::vector<std::string> cells_of(const std::vector<const json*>& entries, Cell cell) {
+  std::vector<std::string> values;
+  for (const json* e : entries) values.push_back(e ? cell(*e) : std::string("n/a"));
+  return values;
+}
+
 void summary_rows(std::string& out, const std::vector<const json*>& entries) {
   auto cells = [&](const char* group, const char* stat) {
-    std::vector<std::string> values;
-    for (const json* e : entries) values.push_back(number((*e)[group][stat].get<double>()));
-    return values;
+    return cells_of(entries, [&](const json& e) { return number(e[group][stat].get<double>()); });
   };
-  std::vector<std::string> counts;
-  for (const json* e : entries) counts.push_back(std::to_string((*e)["count"].get<uint64_t>()));
-  row(out, "requests measured", counts);
+  row(out, "requests measured",
+      cells_of(entries, [](const json& e) { return std::to_string(e["count"].get<uint64_t>()); }));
   for (const char* stat : {"p50", "p99", "p99.9", "max"}) row(out, std::string("slowdown ") + stat, cells("slowdown", stat));
   for (const char* stat : {"p50", "p99", "p99.9"}) row(out, std::string("sojourn us ") + stat, cells("sojourn_us", stat));
   row(out, "cpu us p50", cells("cpu_us", "p50"));
-  std::vector<std::string> basis;
-  for (const json* e : entries) basis.push_back((*e)["slowdown_basis"].get<std::string>());
-  row(out, "slowdown divides by", basis);
-  std::vector<std::string> missed;
-  for (const json* e : entries) missed.push_back(number((*e)["share_slowdown_over_10"].get<double>() * 100) + "%");
-  row(out, "slowdown > 10", missed);
-  std::vector<std::string> preemptions;
-  for (const json* e : entries) preemptions.push_back(number((*e)["preemptions_per_request"].get<double>()));
-  row(out, "preemptions/request", preemptions);
+  row(out, "slowdown divides by",
+      cells_of(entries, [](const json& e) { return e["slowdown_basis"].get<std::string>(); }));
+  row(out, "slowdown > 10",
+      cells_of(entries, [](const json& e) { return number(e["share_slowdown_over_10"].get<double>() * 100) + "%"; }));
+  row(out, "preemptions/request",
+      cells_of(entries, [](const json& e) { return number(e["preemptions_per_request"].get<double>()); }));
+}
+
+std::string class_title(const std::string& key, const json& entry) {
+  char title[128];
+  const std::string label = entry["label"].get<std::string>();
+  if (label == key) {
+    // An app's own class: named, with no nominal time to show.
+    std::snprintf(title, sizeof title, "class %s (%.1f%%)", label.c_str(), entry["share"].get<double>() * 100);
+  } else {
+    std::snprintf(title, sizeof title, "class %s (%s us, %.1f%%)", label.c_str(), key.c_str(),
+                  entry["share"].get<double>() * 100);
+  }
+  return title;
+}
+
+// The untouched statistics of a run, or nullptr if it has none (run_to_json
+// leaves them out when the run did not judge its requests against host stalls).
+const json* untouched_of(const json& run) {
+  const auto it = run.find("untouched");
+  return it == run.end() || it->is_null() ? nullptr : &*it;
+}
+
+// After the raw figures and the host stalls: how many requests a stall touched, then the
+// per-class and overall rows again over the requests none touched. When no stall touched
+// any request those rows would repeat the raw ones, so the count alone says so.
+void untouched_rows(std::string& out, const std::vector<json>& runs) {
+  std::vector<const json*> sets;
+  for (const json& run : runs) sets.push_back(untouched_of(run));
+  if (std::none_of(sets.begin(), sets.end(), [](const json* u) { return u != nullptr; })) return;
+  std::vector<std::string> touched;
+  bool any_touched = false;
+  for (const json& run : runs) {
+    const json& requests = run["requests"];
+    if (!requests.contains("stall_touched")) {
+      touched.push_back("n/a");
+      continue;
+    }
+    const uint64_t count = requests["stall_touched"].get<uint64_t>();
+    any_touched = any_touched || count > 0;
+    const uint64_t measured = requests["measured"].get<uint64_t>();
+    touched.push_back(std::to_string(count) + " (" +
+                      number(measured ? 100.0 * static_cast<double>(count) / static_cast<double>(measured) : 0.0) +
+                      "%)");
+  }
+  row(out, "requests a stall touched", touched);
+  if (!any_touched) return;
+  out += "untouched requests (no host stall touched them)\n";
+  for (const auto& [key, entry] : runs.front()["classes"].items()) {
+    out += "untouched " + class_title(key, entry) + "\n";
+    std::vector<const json*> entries;
+    for (const json* u : sets) entries.push_back(u ? &(*u)["classes"][key] : nullptr);
+    summary_rows(out, entries);
+  }
+  out += "untouched overall\n";
+  std::vector<const json*> overall;
+  for (const json* u : sets) overall.push_back(u ? &(*u)["overall"] : nullptr);
+  summary_rows(out, overall);
 }
 
 }  // namespace
@@ -196,16 +292,7 @@ std::string runs_to_text(const std::vector<json>& runs) {
   }
   row(out, "", names);
   for (const auto& [key, entry] : runs.front()["classes"].items()) {
-    char title[128];
-    const std::string label = entry["label"].get<std::string>();
-    if (label == key) {
-      // An app's own class: named, with no nominal time to show.
-      std::snprintf(title, sizeof title, "class %s (%.1f%%)\n", label.c_str(), entry["share"].get<double>() * 100);
-    } else {
-      std::snprintf(title, sizeof title, "class %s (%s us, %.1f%%)\n", label.c_str(), key.c_str(),
-                    entry["share"].get<double>() * 100);
-    }
-    out += title;
+    out += class_title(key, entry) + "\n";
     std::vector<const json*> entries;
     for (const json& run : runs) entries.push_back(&run["classes"][key]);
     summary_rows(out, entries);
@@ -238,6 +325,7 @@ std::string runs_to_text(const std::vector<json>& runs) {
   }
   row(out, "host stalls seen", stalls);
   row(out, "stalled ms (largest)", stalled_ms);
+  untouched_rows(out, runs);
   for (std::size_t i = 0; i < runs.size(); ++i) {
     for (const json& w : runs[i].value("warnings", json::array())) {
       out += "warning (" + names[i] + "): " + w["message"].get<std::string>() + "\n";

@@ -85,6 +85,18 @@ def test_json_has_the_documented_schema(run_json):
     assert out["rates"]["offered_rps"] > 0 and out["rates"]["achieved_rps"] > 0
     # Slowdown is sojourn over service time, so never below 1 (to histogram precision).
     assert out["classes"]["0.5"]["slowdown"]["p50"] >= 0.999
+    # The same statistics over the requests no host stall touched: a subset in every count.
+    untouched = out["untouched"]
+    assert set(untouched["classes"]) == set(out["classes"])
+    assert untouched["requests"] == untouched["overall"]["count"] <= requests["measured"]
+    assert requests["stall_touched"] == requests["measured"] - untouched["requests"]
+    for key, entry in out["classes"].items():
+        subset = untouched["classes"][key]
+        check_summary(subset)
+        assert subset["label"] == entry["label"]
+        assert subset["count"] <= entry["count"]
+        assert subset["count"] + entry["stall_touched"] == entry["count"]
+    check_summary(untouched["overall"])
 
 
 def test_policy_lists_run_each_combination_on_the_same_arrivals(run_json):
@@ -109,6 +121,8 @@ def test_text_output_shows_runs_side_by_side(run_quanta):
     assert "ps/jsq-msq/clock" in proc.stdout and "fcfs/jsq-msq/clock" in proc.stdout
     assert "class short (1 us" in proc.stdout and "class long (100 us" in proc.stdout
     assert "slowdown p99.9" in proc.stdout
+    # Whether any request was touched depends on the host; the count row is always there.
+    assert "requests a stall touched" in proc.stdout
 
 
 def test_calibrate_prints_every_measurement(run_quanta, tmp_path):
