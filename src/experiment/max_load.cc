@@ -9,19 +9,28 @@ namespace {
 
 [[noreturn]] void bad(std::string_view text, const std::string& why) {
   throw std::invalid_argument("--max-load '" + std::string(text) + "': " + why +
-                              " (expected CLASS:METRIC<=X, e.g. short:p99.9-slowdown<=10 or all:p99-us<=50; "
-                              "METRIC is p50, p99, p99.9, mean or max followed by -slowdown or -us)");
+                              " (expected [untouched:]CLASS:METRIC<=X, e.g. short:p99.9-slowdown<=50 or "
+                              "untouched:all:p99-us<=50; METRIC is p50, p99, p99.9, mean or max followed by "
+                              "-slowdown or -us)");
 }
+
+constexpr std::string_view kUntouchedPrefix = "untouched:";
 
 }  // namespace
 
 MaxLoadObjective parse_max_load_objective(std::string_view text) {
   MaxLoadObjective o;
   o.text = std::string(text);
-  const std::size_t le = text.find("<=");
+  // Errors quote the whole text; the rest is parsed without the prefix.
+  std::string_view rest = text;
+  if (rest.starts_with(kUntouchedPrefix)) {
+    o.untouched = true;
+    rest.remove_prefix(kUntouchedPrefix.size());
+  }
+  const std::size_t le = rest.find("<=");
   if (le == std::string_view::npos) bad(text, "no '<='");
   // The class key may itself contain ':' (a spec like exp:1), so split at the last one.
-  const std::string_view lhs = text.substr(0, le);
+  const std::string_view lhs = rest.substr(0, le);
   const std::size_t colon = lhs.rfind(':');
   if (colon == std::string_view::npos || colon == 0) bad(text, "no CLASS: before the metric");
   o.target = std::string(lhs.substr(0, colon));
@@ -40,7 +49,7 @@ MaxLoadObjective parse_max_load_objective(std::string_view text) {
     bad(text, "unknown statistic '" + std::string(stat) + "'");
   }
   o.stat = std::string(stat);
-  const std::string_view bound = text.substr(le + 2);
+  const std::string_view bound = rest.substr(le + 2);
   const auto [end, error] = std::from_chars(bound.data(), bound.data() + bound.size(), o.limit);
   if (bound.empty() || error != std::errc() || end != bound.data() + bound.size() || !std::isfinite(o.limit) ||
       o.limit < 0) {
@@ -51,11 +60,21 @@ MaxLoadObjective parse_max_load_objective(std::string_view text) {
 }
 
 double objective_value(const MaxLoadObjective& o, const nlohmann::json& run) {
+  const nlohmann::json* stats = &run;
+  if (o.untouched) {
+    const auto it = run.find("untouched");
+    if (it == run.end() || !it->is_object()) {
+      throw std::invalid_argument("--max-load '" + o.text +
+                                  "': the run has no untouched statistics (its runtime did not judge which requests "
+                                  "a host stall touched); drop the 'untouched:' prefix to use all measured requests");
+    }
+    stats = &*it;
+  }
   const nlohmann::json* entry = nullptr;
   if (o.target == "overall") {
-    entry = &run.at("overall");
+    entry = &stats->at("overall");
   } else {
-    const nlohmann::json& classes = run.at("classes");
+    const nlohmann::json& classes = stats->at("classes");
     if (classes.contains(o.target)) entry = &classes[o.target];
     for (const auto& [key, value] : classes.items()) {
       if (!entry && value.at("label") == o.target) entry = &value;

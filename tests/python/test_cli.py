@@ -46,6 +46,7 @@ def test_no_command_is_a_usage_error(run_quanta):
         (["--dispatch", "jbsq:x"], "--dispatch"),
         (["--dispatcher-works"], "--dispatcher-works"),  # needs central or jbsq:K
         (["--dispatch", "central", "--dispatcher-works", "--preempt", "flag"], "--dispatcher-works"),
+        (["--max-load", "untouched:p99-us<=3"], "untouched:p99-us<=3"),  # the prefix, then no class
     ],
 )
 def test_bad_input_exits_2_naming_the_option(run_quanta, args, named):

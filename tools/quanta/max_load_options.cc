@@ -12,9 +12,10 @@ namespace quanta {
 void add_max_load_options(CLI::App& cmd, MaxLoadOptions& o) {
   auto* objective =
       cmd.add_option("--max-load", o.objective,
-                     "Find the largest load meeting CLASS:METRIC<=X by bisection, e.g. short:p99.9-slowdown<=10, "
-                     "all:p99-us<=50 (CLASS: short, long, all/overall or a class key; METRIC: p50|p99|p99.9|mean|max "
-                     "then -slowdown or -us)")
+                     "Find the largest load meeting [untouched:]CLASS:METRIC<=X by bisection, e.g. "
+                     "short:p99.9-slowdown<=50 (Concord's objective), all:p99-us<=50 (CLASS: short, long, "
+                     "all/overall or a class key; METRIC: p50|p99|p99.9|mean|max then -slowdown or -us; "
+                     "untouched: judges only the requests no host stall touched)")
           ->check([](const std::string& text) {
             try {
               parse_max_load_objective(text);
