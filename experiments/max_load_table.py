@@ -1,12 +1,18 @@
 #!/usr/bin/python3
-"""The largest load each preemption mechanism sustains under a latency objective, on this
-machine, from one script run: `quanta run --max-load` for quanta's runtime with clock,
-flag, signal, hybrid and no preemption, and for the Linux kernel-thread baseline
-(`--runtime linux`), all on the same workload and quantum. A benchmark, not a test: it spins
-both CPUs for a few minutes; run it on an otherwise idle machine.
+"""The largest load each configuration sustains under a latency objective on this machine, raw
+and over the requests no host stall touched, each beside the simulator's figure, from one
+script run. A benchmark, not a test: it spins both CPUs for several minutes; run it on an
+otherwise idle machine.
+
+For each row: `quanta run --max-load OBJ` (raw statistics) and `quanta run --max-load
+untouched:OBJ` (the untouched ones, docs/json-output.md), then `quanta sim --max-load OBJ`
+with this machine's calibration (measured first with `quanta calibrate`; the model has no
+host stalls), and the same simulation with this machine's stalls replayed (`--stalls`, the
+trace recorded first with `quanta-bench-stalls --trace`), raw and untouched.
 
   /usr/bin/python3 experiments/max_load_table.py [--objective 'short:p99.9-slowdown<=50']
-      [--workload extreme-bimodal] [--quantum-us 2] [--duration-s 2] [--steps 6]
+      [--workload extreme-bimodal] [--duration-s 2] [--steps 7] [--calibration FILE]
+      [--stalls FILE]
 
 Writes experiments/out/max_load_<workload>.json (every search, every point) and .md (the
 table) and prints the table.
@@ -15,77 +21,107 @@ import argparse
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import qsim
 
-# (row label, extra `quanta run` options). The quantum is added to the quanta rows.
+# (row label, `quanta run` options, `quanta sim` options or None where the simulator has no
+# model of it). The simulator models every mechanism as clock probes.
 ROWS = [
-    ("quanta clock", ["--preempt", "clock"]),
-    ("quanta flag", ["--preempt", "flag"]),
-    ("quanta signal", ["--preempt", "signal"]),
-    ("quanta signal, 50 us quantum", ["--preempt", "signal", "--quantum-us", "50"]),
-    ("quanta hybrid", ["--preempt", "hybrid"]),
-    ("quanta none (run to completion)", ["--preempt", "none"]),
-    ("linux kernel threads, SCHED_OTHER", ["--runtime", "linux", "--linux-policy", "other"]),
-    ("linux kernel threads, SCHED_RR", ["--runtime", "linux", "--linux-policy", "rr"]),
+    ("ps, clock, q = 0.5 µs", ["--local", "ps", "--preempt", "clock", "--quantum-us", "0.5"],
+     ["--local", "ps", "--quantum-us", "0.5"]),
+    ("ps, clock, q = 2 µs", ["--local", "ps", "--preempt", "clock", "--quantum-us", "2"],
+     ["--local", "ps", "--quantum-us", "2"]),
+    ("ps, clock, q = 5 µs", ["--local", "ps", "--preempt", "clock", "--quantum-us", "5"],
+     ["--local", "ps", "--quantum-us", "5"]),
+    ("ps, flag, q = 2 µs", ["--local", "ps", "--preempt", "flag", "--quantum-us", "2"],
+     ["--local", "ps", "--quantum-us", "2"]),
+    ("fcfs (run to completion)", ["--local", "fcfs", "--preempt", "none"], ["--local", "fcfs", "--preempt", "none"]),
+    ("linux kernel threads, SCHED_OTHER", ["--runtime", "linux", "--linux-policy", "other"], None),
 ]
 
 
-def search(args, label, extra):
-    cmd = [qsim.BIN, "run", "--format", "json", "--workload", args.workload, "--max-load", args.objective,
-           "--max-load-steps", str(args.steps), "--duration-s", str(args.duration_s), "--seed", str(args.seed)]
-    if "--runtime" not in extra and "--quantum-us" not in extra:
-        cmd += ["--quantum-us", str(args.quantum_us)]
+def search(command, objective, args, extra):
+    cmd = [qsim.BIN, command, "--format", "json", "--workload", args.workload, "--workers", "1", "--max-load",
+           objective, "--max-load-steps", str(args.steps), "--seed", str(args.seed)]
+    cmd += ["--duration-s", str(args.duration_s if command == "run" else args.sim_duration_s)]
     cmd += extra
-    print(f"{label}: {' '.join(cmd[1:])}", file=sys.stderr, flush=True)
+    print(" ".join(["quanta"] + cmd[1:]), file=sys.stderr, flush=True)
     proc = subprocess.run(cmd, capture_output=True, text=True)
-    if proc.returncode != 0:
-        # SCHED_RR needs privileges some machines do not grant: say so in the table.
-        return {"label": label, "error": proc.stderr.strip().splitlines()[-1] if proc.stderr else "failed"}
+    if proc.returncode not in (0, 3):  # 3: --strict is not used, but a warning run is still a run
+        return {"error": proc.stderr.strip().splitlines()[-1] if proc.stderr else f"exit {proc.returncode}",
+                "command": " ".join(["quanta"] + cmd[1:])}
     out = json.loads(proc.stdout)
-    out["label"] = label
     out["command"] = " ".join(["quanta"] + cmd[1:])
+    run = out.get("run") or {}
+    out.pop("run", None)  # the full run JSON at the answer: large, and in the points already
+    out["touched_share_at_max"] = (run.get("requests", {}).get("stall_touched", 0) /
+                                   max(1, run.get("requests", {}).get("measured", 0))) if run else None
     return out
 
 
-def table(args, results):
-    lines = [f"max load with {args.objective}, {args.workload}, quantum {args.quantum_us} us, "
-             f"{args.duration_s} s per point, {args.steps} bisection steps",
-             "",
-             "| configuration | max load | max rate (rps) | value at max load | resolution |",
-             "|---|---|---|---|---|"]
-    for r in results:
-        if "error" in r:
-            lines.append(f"| {r['label']} | error: {r['error']} | | | |")
-            continue
-        met = [p for p in r["points"] if p["met"]]
-        if met:
-            best = max(met, key=lambda p: p["load"])
-            value = f"{best['value']:.3g}"
-        else:
-            low = min(r["points"], key=lambda p: p["load"])
-            value = f"not met: {low['value']:.3g} at load {low['load']:.3f}"
-        lines.append(f"| {r['label']} | {r['max_load']:.3f} | {r['max_rate_rps']:.4g} | {value} | "
-                     f"{r['resolution']:.3f} |")
-    return "\n".join(lines) + "\n"
+def cell(result):
+    if result is None:
+        return "—"
+    if "error" in result:
+        return "error: " + result["error"]
+    return f"{result['max_load']:.3f}"
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--objective", default="short:p99.9-slowdown<=50",
-                    help="the --max-load objective (default: Concord's SLO)")
+    ap.add_argument("--objective", default="short:p99.9-slowdown<=50", help="the --max-load objective (raw form)")
     ap.add_argument("--workload", default="extreme-bimodal", help="workload name or spec")
-    ap.add_argument("--quantum-us", type=float, default=2.0, help="quantum of the quanta rows (µs)")
-    ap.add_argument("--duration-s", type=float, default=2.0, help="length of each run (s)")
-    ap.add_argument("--steps", type=int, default=6, help="bisection steps per search")
+    ap.add_argument("--duration-s", type=float, default=2.0, help="length of each real run (s)")
+    ap.add_argument("--sim-duration-s", type=float, default=20.0, help="simulated seconds per simulation")
+    ap.add_argument("--steps", type=int, default=7, help="bisection steps per search")
     ap.add_argument("--seed", type=int, default=1, help="arrival schedule seed")
+    ap.add_argument("--calibration", help="quanta calibrate JSON (default: measure one now)")
+    ap.add_argument("--stalls", help="quanta-bench-stalls --trace JSON (default: record 10 s now)")
     args = ap.parse_args()
-
-    results = [search(args, label, extra) for label, extra in ROWS]
     qsim.OUT.mkdir(parents=True, exist_ok=True)
+
+    calibration = args.calibration
+    if calibration is None:
+        calibration = str(qsim.OUT / "calibration.json")
+        subprocess.run([qsim.BIN, "calibrate", "--output", calibration], check=True, stdout=subprocess.DEVNULL)
+    stalls = args.stalls
+    if stalls is None:
+        stalls = str(qsim.OUT / "stalls.json")
+        bench = Path(qsim.BIN).parent / "quanta-bench-stalls"
+        with open(stalls, "w") as f:
+            subprocess.run([str(bench), "10", "--trace"], check=True, stdout=f)
+
+    untouched = "untouched:" + args.objective
+    results = []
+    for label, run_extra, sim_extra in ROWS:
+        row = {"label": label,
+               "run_raw": search("run", args.objective, args, run_extra),
+               "run_untouched": search("run", untouched, args, run_extra)}
+        if sim_extra is not None:
+            sim_extra = sim_extra + ["--calibration", calibration]
+            row["sim"] = search("sim", args.objective, args, sim_extra)
+            row["sim_stalls_raw"] = search("sim", args.objective, args, sim_extra + ["--stalls", stalls])
+            row["sim_stalls_untouched"] = search("sim", untouched, args, sim_extra + ["--stalls", stalls])
+        results.append(row)
+
     stem = "max_load_" + args.workload.replace(":", "_")
-    (qsim.OUT / f"{stem}.json").write_text(json.dumps({"objective": args.objective, "searches": results}, indent=2))
-    text = table(args, results)
+    (qsim.OUT / f"{stem}.json").write_text(json.dumps(
+        {"objective": args.objective, "calibration": json.loads(Path(calibration).read_text()),
+         "stalls_trace": stalls, "rows": results}, indent=2) + "\n")
+    lines = [f"Max load meeting `{args.objective}`, {args.workload}, 1 worker, {args.steps} bisection steps "
+             f"(resolution {1 / 2 ** args.steps:.3f}); real runs {args.duration_s} s per point, simulations "
+             f"{args.sim_duration_s} s with `--calibration` from this machine; the stall trace `{stalls}`.",
+             "",
+             "| configuration | run, raw | run, untouched (touched at that load) | sim (no stalls) "
+             "| sim with this machine's stalls, raw | ... untouched |",
+             "|---|---|---|---|---|---|"]
+    for r in results:
+        touched = r["run_untouched"].get("touched_share_at_max") if "error" not in r["run_untouched"] else None
+        touched_text = f" ({100 * touched:.1f}%)" if touched is not None else ""
+        lines.append(f"| {r['label']} | {cell(r['run_raw'])} | {cell(r['run_untouched'])}{touched_text} | "
+                     f"{cell(r.get('sim'))} | {cell(r.get('sim_stalls_raw'))} | {cell(r.get('sim_stalls_untouched'))} |")
+    text = "\n".join(lines) + "\n"
     (qsim.OUT / f"{stem}.md").write_text(text)
     print(text)
     print(f"wrote {qsim.OUT / stem}.json and .md", file=sys.stderr)

@@ -59,7 +59,8 @@ nlohmann::json run_warnings(const RunResult& r) {
     char text[96];
     std::snprintf(text, sizeof text, "%.1f ms in all, the largest %.2f ms", s.total_ns * 1e-6, s.largest_ns * 1e-6);
     add(list, "host_stalls",
-        "the " + s.thread + "'s CPU " + std::to_string(s.cpu) + " was taken away for " + percent(share) +
+        "the " + s.thread + "'s CPU" + (s.cpu >= 0 ? " " + std::to_string(s.cpu) : std::string(" (simulated)")) +
+            " was taken away for " + percent(share) +
             " of the run in " + std::to_string(s.count) + " stalls (" + text +
             "): requests in the system meanwhile waited, so the tail percentiles show the host as much as quanta");
   }

@@ -59,7 +59,6 @@ void PoolThread::serve() {
     const Task& task = handler.task();
     finish_request(*request, task.first_run_tsc, finish_tsc, task.attained_cycles, outcome.off_cpu_gaps,
                    config_.index, recorder_, *config_.stalls);
-    queue_.done();
   }
   if (config_.app->teardown_worker != nullptr) config_.app->teardown_worker(config_.index);
 }

@@ -128,9 +128,6 @@ bool CentralDispatcher::admit(Request& request, DispatchTotals& totals) {
     return false;
   }
   ++totals.dispatched;
-  // One queue for every worker: the busy period is the system's.
-  if (in_flight_ == 0) busy_since_tsc_ = request.arrival_tsc;
-  request.busy_since_tsc = busy_since_tsc_;
   ++in_flight_;
   if (dispatcher_works_ && !own_ && all_workers_full()) {
     slots_[*id].last_runner = kDispatcherRunner;

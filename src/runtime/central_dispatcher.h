@@ -112,7 +112,6 @@ class CentralDispatcher {
   Request* pending_ = nullptr;      // taken from a source, waiting for a free slot
   StallLog& stalls_;
   StallWatch stall_watch_;
-  uint64_t busy_since_tsc_ = 0;  // arrival of the request that found the system empty
   CentralTotals totals_;
   QuantumMonitor* monitor_ = nullptr;
 };

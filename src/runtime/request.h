@@ -27,9 +27,6 @@ struct Request {
   uint32_t flags = 0;
   uint32_t payload_len = 0;
   Sink* sink = nullptr;             // takes the completion (always set)
-  // Filled by whoever queues it (a worker, or a centralized dispatcher): the arrival that
-  // began the busy period it is served in, for deciding whether a host stall touched it.
-  uint64_t busy_since_tsc = 0;
   // Filled by the runtime as the request runs.
   uint64_t start_tsc = 0;           // first quantum
   uint64_t finish_tsc = 0;

@@ -36,7 +36,7 @@ inline void finish_request(Request& request, uint64_t start_tsc, uint64_t finish
   request.cpu_cycles = cpu_cycles;
   request.quanta = preemptions + 1;
   request.worker = worker;
-  const bool touched = stalls.touched(request.arrival_tsc, request.busy_since_tsc, finish_tsc);
+  const bool touched = stalls.touched(request.arrival_tsc, finish_tsc);
   if (touched) request.flags |= kRequestStallTouched;
   recorder.record({request.arrival_tsc, finish_tsc, cpu_cycles, request.nominal_service_ns, request.class_index,
                    preemptions, (request.flags & kRequestMeasured) != 0, touched});

@@ -39,10 +39,6 @@ void Worker::task_body(Task& task) {
 void Worker::admit_arrivals() {
   Request* request = nullptr;
   while (!free_slots_.empty() && ring_.try_pop(request)) {
-    // A request that finds the worker empty begins a busy period (the ring is FIFO: the
-    // first one popped is the earliest to arrive).
-    if (free_slots_.size() == slots_.size()) busy_since_tsc_ = request->arrival_tsc;
-    request->busy_since_tsc = busy_since_tsc_;
     const uint32_t id = free_slots_.back();
     free_slots_.pop_back();
     Slot& slot = slots_[id];

@@ -136,7 +136,6 @@ class Worker {
   RequestRecorder recorder_;
   StallLog stalls_;
   StallWatch stall_watch_;
-  uint64_t busy_since_tsc_ = 0;        // arrival of the request that began the busy period
   WorkerTotals totals_;
   uint64_t finished_ = 0;              // mirrors of what the counter line publishes
   uint64_t current_quanta_ = 0;

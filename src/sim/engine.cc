@@ -223,8 +223,15 @@ bool Engine::stall_touched(uint32_t w, const Request& r, double now) {
   // A runtime thread logs a stall when it ends; the ones that ended by now are known.
   for (const auto& cpu : cpus_) cpu->log_until(now);
   const auto ticks = [](double ns) { return static_cast<uint64_t>(std::llround(ns)); };
-  const uint64_t busy_since = stall_window_ == StallWindow::kBusyPeriod ? ticks(r.busy_since_ns) : 0;
-  return watches_[w].touched(ticks(r.arrival_ns), busy_since, ticks(now));
+  switch (stall_window_) {
+    case StallWindow::kDrain:
+      return watches_[w].touched(ticks(r.arrival_ns), ticks(now));
+    case StallWindow::kLifetime:
+      return watches_[w].touched(ticks(r.arrival_ns), ticks(now), 0.0);
+    case StallWindow::kBusyPeriod:
+      return watches_[w].touched(ticks(std::min(r.busy_since_ns, r.arrival_ns)), ticks(now), 0.0);
+  }
+  return false;
 }
 
 double Engine::jitter_ns() {

@@ -20,10 +20,10 @@ struct SimOverheads {
   double request_overhead_ns = 0;  // worker time per request outside the handler (admit, task start, finish)
 };
 
-// Which requests a stall touched, for the study of the rule (docs/sim.md): the runtime's
-// rule (a stall in the busy period the request was served in), or a stall during the
-// request's own life only.
-enum class StallWindow { kBusyPeriod, kLifetime };
+// Which requests a stall touched, for the study of the rule (experiments/stall_rule.py):
+// the runtime's (a stall, or the drain as long again after it, during the request's life),
+// a stall during its life only, or a stall during the busy period it was served in.
+enum class StallWindow { kDrain, kLifetime, kBusyPeriod };
 
 struct SimConfig {
   RunConfig run;                   // workers must be >= 1
@@ -32,7 +32,7 @@ struct SimConfig {
   // Host stalls to replay (null: none). Simulated CPU i (the dispatcher, then each worker)
   // gets recorded CPU i modulo the recording's CPUs, as the runtime places its threads.
   std::shared_ptr<const StallTrace> stalls;
-  StallWindow stall_window = StallWindow::kBusyPeriod;
+  StallWindow stall_window = StallWindow::kDrain;
 };
 
 struct SimStats {

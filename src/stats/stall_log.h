@@ -6,9 +6,10 @@
 // allocation, lock or system call on the path that observes.
 //
 // Other threads read the log while it is written: a thread that finishes a request asks
-// whether a stall of this thread's CPU falls in the request's window (touches()). The log
-// keeps the latest `capacity` intervals in a ring; every field a reader loads is atomic,
-// and an interval is published (release) before the count that makes it visible.
+// whether a stall of this thread's CPU, or the drain after it, falls in the request's life
+// (touches()). The log keeps the latest `capacity` intervals in a ring; every field a
+// reader loads is atomic, and an interval is published (release) before the count that
+// makes it visible.
 //
 // What it cannot see: a stall shorter than the threshold, and a stall while the thread runs
 // code that reads no clock between the two reads it passes (a request's handler, a wait the
@@ -57,32 +58,37 @@ class StallLog {
       Slot& previous = ring_[(n - 1) & (capacity_ - 1)];
       total_cycles_ += end - last_end_;
       last_end_ = end;
+      note_length(end - previous.start.load(std::memory_order_relaxed));
       previous.end.store(end, std::memory_order_release);
-      const uint64_t merged = end - previous.start.load(std::memory_order_relaxed);
-      if (merged > largest_cycles_) largest_cycles_ = merged;
       return;
     }
     last_end_ = end;
     const uint64_t length = end - start;
     total_cycles_ += length;
-    if (length > largest_cycles_) largest_cycles_ = length;
+    note_length(length);
     Slot& slot = ring_[n & (capacity_ - 1)];
     slot.start.store(start, std::memory_order_relaxed);
     slot.end.store(end, std::memory_order_relaxed);
     count_.store(n + 1, std::memory_order_release);
   }
 
-  // Whether a logged stall overlaps [from, to] (ticks). Any thread, at any time: it sees
-  // the stalls logged before the call (those published to it), newest first, and stops at
-  // the first that ended before `from`. Only the latest `capacity` stalls are kept: a
-  // window reaching further back than that many stalls is judged on those.
-  bool touches(uint64_t from, uint64_t to) const {
+  // Whether a logged stall, or the drain after it, overlaps [from, to] (ticks). The drain
+  // is `drain_factor` times the stall's length: the backlog the stall left behind, which
+  // requests arriving after it still wait behind. Any thread, at any time: it sees the
+  // stalls logged before the call (those published to it), newest first, and stops where
+  // no older stall can reach `from`. Only the latest `capacity` stalls are kept.
+  bool touches(uint64_t from, uint64_t to, double drain_factor) const {
     const uint64_t n = count_.load(std::memory_order_acquire);
     const uint64_t oldest = n > capacity_ ? n - capacity_ : 0;
+    const auto longest_reach =
+        static_cast<uint64_t>(drain_factor * static_cast<double>(largest_published_.load(std::memory_order_relaxed)));
     for (uint64_t i = n; i > oldest; --i) {
       const Slot& slot = ring_[(i - 1) & (capacity_ - 1)];
-      if (slot.end.load(std::memory_order_acquire) < from) return false;
-      if (slot.start.load(std::memory_order_relaxed) <= to) return true;
+      const uint64_t end = slot.end.load(std::memory_order_acquire);
+      if (end + longest_reach < from) return false;  // ends come in order
+      const uint64_t start = slot.start.load(std::memory_order_relaxed);
+      const auto drained = end + static_cast<uint64_t>(drain_factor * static_cast<double>(end - start));
+      if (drained >= from && start <= to) return true;
     }
     return false;
   }
@@ -90,7 +96,7 @@ class StallLog {
   // Owner only (or after the owner stopped):
   uint64_t count() const { return count_.load(std::memory_order_relaxed); }
   uint64_t total_cycles() const { return total_cycles_; }
-  uint64_t largest_cycles() const { return largest_cycles_; }
+  uint64_t largest_cycles() const { return largest_published_.load(std::memory_order_relaxed); }
   uint64_t threshold_cycles() const { return threshold_; }
   // The kept intervals (the latest `capacity`), oldest first; the totals above count them all.
   std::vector<StallInterval> intervals() const {
@@ -104,6 +110,12 @@ class StallLog {
   }
 
  private:
+  void note_length(uint64_t length) {
+    if (length > largest_published_.load(std::memory_order_relaxed)) {
+      largest_published_.store(length, std::memory_order_relaxed);
+    }
+  }
+
   struct Slot {
     std::atomic<uint64_t> start{0};
     std::atomic<uint64_t> end{0};
@@ -115,25 +127,26 @@ class StallLog {
   std::atomic<uint64_t> count_{0};
   uint64_t last_end_ = 0;
   uint64_t total_cycles_ = 0;
-  uint64_t largest_cycles_ = 0;
+  std::atomic<uint64_t> largest_published_{0};  // readers bound their scan with it
 };
 
 // The stall logs whose stalls can delay a request, and the rule that says whether one did.
-// A request is touched when a stall of one of these CPUs falls between the start of the busy
-// period it was served in and its finish: a stall leaves a backlog, and the requests that
-// arrive after it ends but before the backlog drains wait behind it. The busy period starts
-// with the arrival of the request that found its queue empty (docs/runtime.md, "Host
-// stalls", says how this rule was chosen: the simulator with injected stalls).
+// A request is touched when a stall of one of these CPUs, or the drain after it (as long
+// again as the stall: the backlog it left), overlaps the request's life. docs/runtime.md,
+// "Host stalls", says how this rule was chosen (the simulator with this machine's stalls
+// injected, experiments/stall_rule.py) and how far its figures are from the truth.
 class StallWatch {
  public:
+  // The drain after a stall, in stall lengths.
+  static constexpr double kDrainFactor = 1.0;
+
   void watch(const StallLog* log) { logs_.push_back(log); }
   bool empty() const { return logs_.empty(); }
-  // `arrival`, `busy_since` and `finish` in the logs' ticks; busy_since 0: not known, the
-  // window starts at the arrival.
-  bool touched(uint64_t arrival, uint64_t busy_since, uint64_t finish) const {
-    const uint64_t from = busy_since != 0 && busy_since < arrival ? busy_since : arrival;
+  // `from` and `to` in the logs' ticks: the request's arrival and finish by the runtime's
+  // rule (the simulator also tries others).
+  bool touched(uint64_t from, uint64_t to, double drain_factor = kDrainFactor) const {
     for (const StallLog* log : logs_) {
-      if (log->touches(from, finish)) return true;
+      if (log->touches(from, to, drain_factor)) return true;
     }
     return false;
   }

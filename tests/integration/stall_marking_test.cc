@@ -1,10 +1,10 @@
 // Which requests a host stall touched, on the real runtime. The test plays the host: it
 // stops the worker thread for 100 ms (a signal whose handler sleeps) while a long request
 // runs, and checks each request's mark against the rule (stall_log.h, StallWatch): the long
-// request (the stall fell in its life) and a short one that arrived after the stall ended
-// but in the same busy period are touched; a request before the stall and one in a later
-// busy period are not. Counts and marks only; the stall threshold (20 ms) is far above the
-// gaps a quiet host makes in the few microseconds the untouched requests live.
+// request (the stall fell in its life) and a short one that arrived just after the stall
+// ended (in its drain, as long again) are touched; a request before the stall and one well
+// after the drain are not. Marks and counts only; the stall threshold (20 ms) is far above
+// the gaps a quiet host makes in the few microseconds the untouched requests live.
 #include <gtest/gtest.h>
 
 #include <signal.h>
@@ -81,7 +81,7 @@ TEST(StallMarking, TheLongRequestAndItsBusyPeriodAreTouchedNothingElse) {
   app.name = "note-or-spin";
   app.handle_request = &note_or_spin;
   RuntimeConfig config;
-  config.workers = 1;  // one queue: the requests share a busy period
+  config.workers = 1;  // every request on the stalled worker
   config.class_count = 2;
   config.stall_threshold_us = 20'000;
   Runtime runtime(config, app);
@@ -108,13 +108,14 @@ TEST(StallMarking, TheLongRequestAndItsBusyPeriodAreTouchedNothingElse) {
   ASSERT_EQ(source.submit(none, 1, 0, kAfterStall, why), QUANTA_OK) << why;
   const quanta_completion after = marks.wait(kAfterStall);
   const quanta_completion long_one = marks.wait(kLong);
-  // It arrived after the stall ended: only its busy period links it to the stall.
+  // It arrived after the stall ended: only the drain links it to the stall.
   EXPECT_GT(after.arrival_tsc, g_stall_end_tsc.load());
   EXPECT_LT(after.finish_tsc, long_one.finish_tsc);  // processor sharing: the short one first
   EXPECT_EQ(after.stall_touched, 1u);
   EXPECT_EQ(long_one.stall_touched, 1u);
 
-  // The worker emptied: a new busy period, untouched.
+  // The long request ran 300 ms of CPU after the 100 ms stall: past the drain.
+  ASSERT_GT(long_one.finish_tsc, g_stall_end_tsc.load() + ns_to_cycles(kStallNs));
   ASSERT_EQ(source.submit(none, 1, 0, kLater, why), QUANTA_OK) << why;
   EXPECT_EQ(marks.wait(kLater).stall_touched, 0u);
 

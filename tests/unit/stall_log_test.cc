@@ -46,44 +46,54 @@ TEST(StallLog, AnOverlappingIntervalExtendsThePreviousOne) {
   EXPECT_EQ(log.count(), 2u);
 }
 
-TEST(StallLog, TouchesAnyIntervalOverlappingTheWindow) {
+TEST(StallLog, TouchesAStallOrItsDrainOverlappingTheWindow) {
   StallLog log(10, 8);
   log.add(100, 200);
   log.add(500, 600);
-  EXPECT_FALSE(log.touches(0, 99));
-  EXPECT_TRUE(log.touches(0, 100));     // the window ends where the stall starts
-  EXPECT_TRUE(log.touches(150, 160));   // inside one
-  EXPECT_TRUE(log.touches(200, 300));   // starts where it ends
-  EXPECT_FALSE(log.touches(201, 499));  // between the two
-  EXPECT_TRUE(log.touches(0, 1000));
-  EXPECT_FALSE(log.touches(601, 700));
+  // The stall alone (no drain).
+  EXPECT_FALSE(log.touches(0, 99, 0.0));
+  EXPECT_TRUE(log.touches(0, 100, 0.0));     // the window ends where the stall starts
+  EXPECT_TRUE(log.touches(150, 160, 0.0));   // inside one
+  EXPECT_TRUE(log.touches(200, 300, 0.0));   // starts where it ends
+  EXPECT_FALSE(log.touches(201, 499, 0.0));  // between the two
+  EXPECT_FALSE(log.touches(601, 700, 0.0));
+  // With a drain as long as each stall: [100, 300] and [500, 700].
+  EXPECT_TRUE(log.touches(250, 260, 1.0));
+  EXPECT_TRUE(log.touches(300, 400, 1.0));
+  EXPECT_FALSE(log.touches(301, 499, 1.0));
+  EXPECT_TRUE(log.touches(650, 900, 1.0));
+  EXPECT_FALSE(log.touches(701, 900, 1.0));
+}
+
+TEST(StallLog, ALongOldStallsDrainIsFoundBehindShortNewerOnes) {
+  StallLog log(10, 8);
+  log.add(1000, 5000);  // drains until 9000
+  log.add(6000, 6020);
+  log.add(7000, 7020);
+  EXPECT_TRUE(log.touches(8000, 8100, 1.0));
+  EXPECT_FALSE(log.touches(9001, 9100, 1.0));
 }
 
 TEST(StallLog, AWrappedRingJudgesOnTheLatestIntervals) {
   StallLog log(10, 2);
   for (uint64_t i = 1; i <= 4; ++i) log.add(i * 100, i * 100 + 20);
-  EXPECT_TRUE(log.touches(400, 410));
-  EXPECT_TRUE(log.touches(300, 310));
-  EXPECT_FALSE(log.touches(100, 110));  // overwritten: no longer known
+  EXPECT_TRUE(log.touches(400, 410, 0.0));
+  EXPECT_TRUE(log.touches(300, 310, 0.0));
+  EXPECT_FALSE(log.touches(100, 110, 0.0));  // overwritten: no longer known
 }
 
-TEST(StallWatch, TheWindowStartsAtTheBusyPeriodsFirstArrival) {
+TEST(StallWatch, AnyWatchedCpuCountsAndTheDrainIsAsLongAsTheStall) {
   StallLog dispatcher(10, 8), worker(10, 8);
   StallWatch watch;
   watch.watch(&dispatcher);
   watch.watch(&worker);
-  dispatcher.add(1000, 2000);
-  worker.add(5000, 5100);
-  // Arrived after the dispatcher's stall, in a busy period that began during it: touched.
-  EXPECT_TRUE(watch.touched(2500, 1500, 3000));
-  // The same request with no busy period known: only its own life counts.
-  EXPECT_FALSE(watch.touched(2500, 0, 3000));
-  // A busy period that began after the stall: untouched.
-  EXPECT_FALSE(watch.touched(2500, 2100, 3000));
-  // A stall of the other CPU during its life.
-  EXPECT_TRUE(watch.touched(4900, 4900, 5050));
-  // busy_since after the arrival (not possible, but harmless): the arrival wins.
-  EXPECT_TRUE(watch.touched(1900, 2500, 2600));
+  dispatcher.add(1000, 2000);  // drains until 3000
+  worker.add(5000, 5100);      // drains until 5200
+  EXPECT_TRUE(watch.touched(2500, 2600));   // arrived after the stall, in its drain
+  EXPECT_FALSE(watch.touched(2500, 2600, 0.0));
+  EXPECT_FALSE(watch.touched(3100, 4900));  // between the two
+  EXPECT_TRUE(watch.touched(4900, 5050));   // the other CPU's stall, during its life
+  EXPECT_FALSE(watch.touched(5300, 6000));
 }
 
 }  // namespace

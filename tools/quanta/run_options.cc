@@ -130,6 +130,13 @@ void add_run_options(CLI::App& cmd, RunOptions& o, bool simulated) {
   cmd.add_flag("--strict", o.strict,
                "Exit with status 3 when a run's figures come with warnings (a late or stalled dispatcher, latencies "
                "beyond the histograms, more threads than CPUs, ...; listed under the table and in the JSON)");
+  // The simulator takes it too: it decides which injected stalls (quanta sim --stalls) are seen.
+  cmd.add_option("--stall-threshold-us", c.stall_threshold_us,
+                 "A gap this long in a runtime thread's loop that its own work does not explain is counted as a "
+                 "host stall of its CPU (reported per thread; a run whose thread lost over 1% warns)")
+      ->capture_default_str()
+      ->check(finite_number())
+      ->check(CLI::Range(1.0, 1e6));
   if (!simulated) {
     cmd.add_option("--app", c.app_path,
                    "The app to serve: a shared object exporting QUANTA_APP_EXPORT(app) (quanta/quanta.h), or a comma "
@@ -146,12 +153,6 @@ void add_run_options(CLI::App& cmd, RunOptions& o, bool simulated) {
     cmd.add_option("--max-response-bytes", c.max_response_bytes, "Response buffer of each request")
         ->capture_default_str()
         ->check(CLI::Range(0u, 64u << 20));
-    cmd.add_option("--stall-threshold-us", c.stall_threshold_us,
-                   "A gap this long in a runtime thread's loop that its own work does not explain is counted as a "
-                   "host stall of its CPU (reported per thread; a run whose thread lost over 1% warns)")
-        ->capture_default_str()
-        ->check(finite_number())
-        ->check(CLI::Range(1.0, 1e6));
     cmd.add_flag("--dispatcher-works", c.dispatcher_works,
                  "With central or jbsq:K and clock or hybrid: when every worker is full, the dispatcher runs an arriving "
                  "request itself, a quantum at a time between its other duties, until it finishes");

@@ -48,9 +48,11 @@ void add_sim_options(CLI::App& cmd, SimOptions& o) {
   cmd.add_option("--stalls", o.stalls,
                  "Replay a machine's host stalls (the JSON of quanta-bench-stalls --trace) on every simulated CPU");
   cmd.add_option("--stall-window", o.stall_window,
-                 "With --stalls, a request counts as touched by a stall in the busy period it was served in "
-                 "(busy-period, the runtime's rule) or only during its own life (lifetime)")
-      ->check(CLI::IsMember({"busy-period", "lifetime"}));
+                 "With --stalls, which requests a stall touched: those whose life it or the drain after it (as long "
+                 "again) overlaps (drain, the runtime's rule), those whose life it overlaps (lifetime), or those "
+                 "served in the busy period it fell in (busy-period)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"drain", "lifetime", "busy-period"}));
   add_max_load_options(cmd, o.max_load);
 }
 
@@ -96,7 +98,9 @@ std::vector<SimConfig> expand_sim_runs(const SimOptions& o) {
     config.jobs = o.jobs;
     config.overheads = overheads;
     config.stalls = stalls;
-    config.stall_window = o.stall_window == "lifetime" ? StallWindow::kLifetime : StallWindow::kBusyPeriod;
+    config.stall_window = o.stall_window == "lifetime"      ? StallWindow::kLifetime
+                          : o.stall_window == "busy-period" ? StallWindow::kBusyPeriod
+                                                            : StallWindow::kDrain;
     runs.push_back(config);
   }
   return runs;

@@ -23,7 +23,7 @@ struct SimOptions {
   std::optional<double> quantum_jitter_ns;
   std::optional<double> request_overhead_ns;
   std::string stalls;        // quanta-bench-stalls --trace JSON to replay
-  std::string stall_window = "busy-period";
+  std::string stall_window = "drain";
   MaxLoadOptions max_load;
 };
 
