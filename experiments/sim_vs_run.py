@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """The simulator against the real runtime on this machine: `quanta run` (every request, and the
-requests no host stall touched) and `quanta sim --calibration` side by side, 1 worker (the 2-CPU configuration: one CPU dispatches), PS with
-a 2 us quantum, JSQ-MSQ, on extreme-bimodal and exp1 at loads 0.3-0.8. A benchmark, not a
+requests no host stall touched) and `quanta sim --calibration` side by side, 1 worker (the
+2-CPU configuration: one CPU dispatches), PS with a 2 us quantum, JSQ-MSQ, on extreme-bimodal and exp1 at loads 0.3-0.8. A benchmark, not a
 test: it spins both CPUs for about a minute per workload.
 
   /usr/bin/python3 experiments/sim_vs_run.py [--duration-s 5] [--calibration FILE]

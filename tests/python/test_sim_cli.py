@@ -36,12 +36,13 @@ def test_sim_takes_every_run_option_plus_its_own():
     # Nor real threads to oversubscribe, nor a real dispatcher thread to run requests on,
     # nor an app to load: the simulator models service times, it runs no handler.
     run_options -= {"--oversubscribe", "--dispatcher-works", "--app", "--app-config", "--max-payload-bytes",
-                    "--max-response-bytes", "--stall-threshold-us"}
+                    "--max-response-bytes"}
     assert run_options, run_help
     for option in run_options:
         assert option in sim_help, option
     for option in ["--jobs", "--preempt-overhead-ns", "--probe-overhead-pct", "--dispatch-ns",
-                   "--quantum-jitter-ns", "--request-overhead-ns", "--calibration", "--max-load"]:
+                   "--quantum-jitter-ns", "--request-overhead-ns", "--calibration", "--max-load", "--stalls",
+                   "--stall-window", "--stall-threshold-us"]:
         assert option in sim_help, option
 
 
@@ -155,3 +156,61 @@ def test_sim_float_options_refuse_what_is_no_finite_number(option, value):
     proc = quanta("sim", "--jobs", "1000", option, value)
     assert proc.returncode == 2, proc.stderr
     assert f"{option}: must be a finite number" in proc.stderr
+
+
+def write_trace(path, cpus):
+    path.write_text(json.dumps({"seconds": 0.01, "cpus": [{"cpu": i, "trace_us": t} for i, t in enumerate(cpus)]}))
+    return str(path)
+
+
+def test_stalls_replay_a_trace_and_mark_the_requests_they_touch(tmp_path):
+    # Every 10 ms: a 2 ms stall of the dispatcher's CPU and a 500 us one of the worker's.
+    trace = write_trace(tmp_path / "stalls.json", [[[1000, 2000]], [[6000, 500]]])
+    base = ["--workers", "1", "--load", "0.5", "--duration-s", "0.5"]
+    clean = sim_json(*base)
+    stalled = sim_json(*base, "--stalls", trace)
+    assert clean["requests"]["stall_touched"] == 0
+    assert stalled["requests"]["stall_touched"] > 0
+    assert stalled["untouched"]["requests"] < stalled["requests"]["measured"]
+    threads = {t["thread"]: t for t in stalled["stalls"]["threads"]}
+    # 0.5 s of the 10 ms trace: 50 stalls per CPU, all above the 20 us threshold.
+    assert threads["dispatcher"]["count"] == 50 and threads["worker 0"]["count"] == 50
+    assert abs(threads["dispatcher"]["largest_us"] - 2000) < 1
+    # A threshold above the worker's stalls hides them (they still delay requests).
+    hidden = sim_json(*base, "--stalls", trace, "--stall-threshold-us", "1000")
+    assert {t["thread"]: t["count"] for t in hidden["stalls"]["threads"]}["worker 0"] == 0
+    # The rule that looks past a stall's end marks at least what the lifetime rule marks.
+    life = sim_json(*base, "--stalls", trace, "--stall-window", "lifetime")
+    assert stalled["requests"]["stall_touched"] >= life["requests"]["stall_touched"]
+
+
+@pytest.mark.parametrize(
+    "content, named",
+    [
+        ("{not json", "not JSON"),
+        ('{"seconds": 1, "cpus": [{"cpu": 0}]}', "trace_us"),
+        ('{"seconds": 1, "cpus": [{"cpu": 0, "trace_us": [[10, 5], [12, 1]]}]}', "in order"),
+        ('{"seconds": 0, "cpus": [{"cpu": 0, "trace_us": []}]}', "seconds"),
+    ],
+)
+def test_bad_stall_trace_exits_2_naming_the_option(tmp_path, content, named):
+    path = tmp_path / "bad.json"
+    path.write_text(content)
+    proc = quanta("sim", "--jobs", "1000", "--stalls", str(path))
+    assert proc.returncode == 2, proc.stderr
+    assert "--stalls" in proc.stderr and named in proc.stderr
+    proc = quanta("sim", "--jobs", "1000", "--stall-window", "forever")
+    assert proc.returncode == 2 and "--stall-window" in proc.stderr
+
+
+def test_the_stall_benchmark_records_a_trace_the_simulator_reads(tmp_path):
+    bench = Path(BIN).parent / "quanta-bench-stalls"
+    proc = subprocess.run([str(bench), "0.05", "--trace"], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    recorded = json.loads(proc.stdout)
+    assert all("trace_us" in cpu for cpu in recorded["cpus"])
+    path = tmp_path / "recorded.json"
+    path.write_text(proc.stdout)
+    assert sim_json("--jobs", "2000", "--workers", "1", "--stalls", str(path))["mode"] == "sim"
+    bad = subprocess.run([str(bench), "--trace", "abc"], capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and "abc" in bad.stderr
