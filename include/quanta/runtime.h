@@ -131,6 +131,10 @@ typedef struct quanta_run_stats {
   uint64_t migrations;           /* central/steal: quanta run on another worker than the last */
   double elapsed_s;              /* start .. stop */
   uint32_t class_count;
+  /* Host stalls: the VM took a runtime thread's CPU away (docs/runtime.md, "Host stalls"). */
+  uint64_t host_stalls;          /* stalls the dispatcher and the workers noticed, summed */
+  double host_stalled_ms;        /* their total length */
+  uint64_t stall_touched;        /* completions a stall may have delayed (stall_touched set) */
 } quanta_run_stats;
 
 /* Stops taking requests, waits until every submitted request has finished, stops the
@@ -140,6 +144,10 @@ int quanta_runtime_stop(quanta_runtime* runtime, quanta_run_stats* stats);
 
 /* Statistics of one class of a stopped runtime. */
 int quanta_runtime_class_stats(const quanta_runtime* runtime, uint32_t class_index, quanta_class_stats* out);
+/* The same over the requests no host stall touched (completions with stall_touched 0):
+ * on a VM, the figures closer to what the scheduler does than the host. */
+int quanta_runtime_untouched_class_stats(const quanta_runtime* runtime, uint32_t class_index,
+                                         quanta_class_stats* out);
 
 /* Frees everything; stops the runtime first if it still runs. NULL is a no-op. */
 void quanta_runtime_destroy(quanta_runtime* runtime);

@@ -211,11 +211,23 @@ int quanta_runtime_stop(quanta_runtime* rt, quanta_run_stats* stats) {
     stats->migrations = r.migrations;
     stats->elapsed_s = r.end_tsc > r.start_tsc ? quanta::cycles_to_ns(r.end_tsc - r.start_tsc) * 1e-9 : 0.0;
     stats->class_count = rt->class_count;
+    for (const quanta::StallSummary& s : r.stalls) {
+      stats->host_stalls += s.count;
+      stats->host_stalled_ms += s.total_ns * 1e-6;
+    }
+    for (std::size_t i = 0; i < r.classes.size(); ++i) {
+      const uint64_t untouched = i < r.untouched.size() ? r.untouched[i].sojourn_ns.count() : 0;
+      stats->stall_touched += r.classes[i].sojourn_ns.count() - untouched;
+    }
   }
   return QUANTA_OK;
 }
 
-int quanta_runtime_class_stats(const quanta_runtime* rt, uint32_t class_index, quanta_class_stats* out) {
+namespace {
+
+// One class of `set` (every request, or the untouched ones) in the API's form.
+int class_stats_of(const quanta_runtime* rt, const quanta::ClassStatsSet quanta::RunCounters::*set,
+                   uint32_t class_index, quanta_class_stats* out) {
   if (rt == nullptr) return fail(QUANTA_ERR_INVALID, "runtime is NULL");
   if (out == nullptr) return fail(QUANTA_ERR_INVALID, "out is NULL");
   if (rt->state != quanta_runtime::State::kStopped) {
@@ -225,15 +237,27 @@ int quanta_runtime_class_stats(const quanta_runtime* rt, uint32_t class_index, q
     return fail(QUANTA_ERR_INVALID, "class_index " + std::to_string(class_index) + " is not below class_count (" +
                                         std::to_string(rt->class_count) + ")");
   }
-  const quanta::ClassStats& s = rt->result.classes[class_index];
-  const uint64_t count = s.sojourn_ns.count();
+  const quanta::ClassStatsSet& stats = rt->result.*set;
   *out = quanta_class_stats{};
+  if (class_index >= stats.size()) return QUANTA_OK;  // none recorded
+  const quanta::ClassStats& s = stats[class_index];
+  const uint64_t count = s.sojourn_ns.count();
   out->completed = count;
   out->sojourn_us = latency_of(s.sojourn_ns, 1e-3);
   out->cpu_us = latency_of(s.cpu_ns, 1e-3);
   out->slowdown = latency_of(s.slowdown_milli, 1e-3);
   out->preemptions_per_request = count ? static_cast<double>(s.preemptions) / static_cast<double>(count) : 0.0;
   return QUANTA_OK;
+}
+
+}  // namespace
+
+int quanta_runtime_class_stats(const quanta_runtime* rt, uint32_t class_index, quanta_class_stats* out) {
+  return class_stats_of(rt, &quanta::RunCounters::classes, class_index, out);
+}
+
+int quanta_runtime_untouched_class_stats(const quanta_runtime* rt, uint32_t class_index, quanta_class_stats* out) {
+  return class_stats_of(rt, &quanta::RunCounters::untouched, class_index, out);
 }
 
 void quanta_runtime_destroy(quanta_runtime* rt) {

@@ -87,6 +87,7 @@ TEST(RuntimeApi, SubmitPollStopFromAUserThread) {
   const uint64_t long_cycles = static_cast<uint64_t>(quanta_tsc_per_us() * 200);  // 100 quanta of 2 us
   std::set<uint64_t> cookies_back;
   int longs = 0, long_preempted = 0;
+  uint64_t touched = 0;  // completions a host stall touched
   int submitted = 0;
   quanta_completion done[16];
   auto take = [&] {
@@ -107,6 +108,8 @@ TEST(RuntimeApi, SubmitPollStopFromAUserThread) {
         EXPECT_GE(c.cpu_cycles, long_cycles);
       }
       EXPECT_EQ(c.status, 0);
+      EXPECT_LE(c.stall_touched, 1u);
+      touched += c.stall_touched;
       EXPECT_LE(c.arrival_tsc, c.start_tsc);
       EXPECT_LE(c.start_tsc, c.finish_tsc);
     }
@@ -142,6 +145,16 @@ TEST(RuntimeApi, SubmitPollStopFromAUserThread) {
   ASSERT_EQ(quanta_runtime_class_stats(rt, 1, &spins), QUANTA_OK);
   EXPECT_EQ(shorts.completed + spins.completed, static_cast<uint64_t>(kRequests));
   EXPECT_GT(spins.preemptions_per_request, 1.0);
+  // However many host stalls this run met, the untouched requests are the completions
+  // without the mark, class by class.
+  quanta_class_stats untouched_shorts, untouched_spins;
+  ASSERT_EQ(quanta_runtime_untouched_class_stats(rt, 0, &untouched_shorts), QUANTA_OK);
+  ASSERT_EQ(quanta_runtime_untouched_class_stats(rt, 1, &untouched_spins), QUANTA_OK);
+  EXPECT_LE(untouched_shorts.completed, shorts.completed);
+  EXPECT_LE(untouched_spins.completed, spins.completed);
+  EXPECT_EQ(stats.stall_touched, touched);
+  EXPECT_EQ(untouched_shorts.completed + untouched_spins.completed + touched, static_cast<uint64_t>(kRequests));
+  if (touched > 0) EXPECT_GT(stats.host_stalls, 0u);
   EXPECT_EQ(g_teardown_calls, 1);
   EXPECT_EQ(g_worker_setups.load(), g_worker_teardowns.load());
   quanta_runtime_destroy(rt);
@@ -257,11 +270,15 @@ TEST(RuntimeApi, MisuseGetsAnErrorCodeAndAMessage) {
   EXPECT_EQ(quanta_runtime_poll(rt, nullptr, 4), QUANTA_ERR_INVALID);
   quanta_class_stats cs;
   EXPECT_EQ(quanta_runtime_class_stats(rt, 0, &cs), QUANTA_ERR_STATE);  // not stopped yet
+  EXPECT_EQ(quanta_runtime_untouched_class_stats(rt, 0, &cs), QUANTA_ERR_STATE);
   ASSERT_EQ(quanta_runtime_stop(rt, nullptr), QUANTA_OK);
   EXPECT_EQ(quanta_runtime_stop(rt, nullptr), QUANTA_ERR_STATE);
   EXPECT_EQ(quanta_runtime_submit(rt, "x", 1, 0, 0), QUANTA_ERR_STATE);
   EXPECT_EQ(quanta_runtime_class_stats(rt, 2, &cs), QUANTA_ERR_INVALID);
   EXPECT_EQ(quanta_runtime_class_stats(rt, 0, nullptr), QUANTA_ERR_INVALID);
+  EXPECT_EQ(quanta_runtime_untouched_class_stats(rt, 2, &cs), QUANTA_ERR_INVALID);
+  EXPECT_EQ(quanta_runtime_untouched_class_stats(rt, 0, nullptr), QUANTA_ERR_INVALID);
+  EXPECT_EQ(quanta_runtime_untouched_class_stats(nullptr, 0, &cs), QUANTA_ERR_INVALID);
   quanta_completion c[2];
   int taken = 0;
   for (int i = 0; i < 10 && taken < 1; ++i) taken += quanta_runtime_poll(rt, c, 2);
