@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/tsc.h"
+#include "host_stall.h"
 #include "runtime/api_source.h"
 #include "runtime/runtime.h"
 
@@ -43,15 +44,8 @@ std::vector<int> thread_ids() {
 void noop(const quanta_request*, quanta_response*) {}
 
 TEST(StallDetection, EveryRuntimeThreadLogsAStallItDidNotCause) {
-  struct sigaction action {};
-  action.sa_handler = &sleep_in_handler;
-  sigemptyset(&action.sa_mask);
-  ASSERT_EQ(sigaction(SIGUSR2, &action, nullptr), 0);
-
-  quanta_app app{};
-  app.abi_version = QUANTA_APP_ABI_VERSION;
-  app.name = "noop";
-  app.handle_request = &noop;
+  ASSERT_TRUE(stall_on_sigusr2(&sleep_in_handler));
+  const quanta_app app = handler_only_app("noop", &noop);
   const std::vector<int> existing = thread_ids();
   const std::set<int> before(existing.begin(), existing.end());
   RuntimeConfig config;

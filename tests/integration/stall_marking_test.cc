@@ -18,6 +18,7 @@
 #include <string>
 
 #include "core/tsc.h"
+#include "host_stall.h"
 #include "quanta/probe.h"
 #include "runtime/api_source.h"
 #include "runtime/runtime.h"
@@ -70,16 +71,9 @@ class Marks {
   std::map<uint64_t, quanta_completion> done_;
 };
 
-TEST(StallMarking, TheLongRequestAndItsBusyPeriodAreTouchedNothingElse) {
-  struct sigaction action {};
-  action.sa_handler = &sleep_in_handler;
-  sigemptyset(&action.sa_mask);
-  ASSERT_EQ(sigaction(SIGUSR2, &action, nullptr), 0);
-
-  quanta_app app{};
-  app.abi_version = QUANTA_APP_ABI_VERSION;
-  app.name = "note-or-spin";
-  app.handle_request = &note_or_spin;
+TEST(StallMarking, TheLongRequestAndOneInTheDrainAreTouchedNothingElse) {
+  ASSERT_TRUE(stall_on_sigusr2(&sleep_in_handler));
+  const quanta_app app = handler_only_app("note-or-spin", &note_or_spin);
   RuntimeConfig config;
   config.workers = 1;  // every request on the stalled worker
   config.class_count = 2;
