@@ -36,7 +36,7 @@ json class_summary(const ClassStats& stats) {
               {"slowdown", histogram_summary(stats.slowdown_milli, 1e-3)},
               {"slowdown_basis", slowdown_basis(stats)},
               {"preemptions_per_request", count ? static_cast<double>(stats.preemptions) / count : 0.0},
-              // The papers' objective is p99.9 slowdown <= 10: the share that missed it.
+              // Tiny Quanta's objective is p99.9 slowdown <= 10: the share that missed it.
               {"share_slowdown_over_10",
                count ? static_cast<double>(stats.slowdown_milli.count_above(10'000)) / count : 0.0}};
 }
