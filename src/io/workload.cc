@@ -42,6 +42,43 @@ double positive(std::string_view spec, std::string_view field, std::string_view 
   return value;
 }
 
+// A request's service time is held in ns in 32 bits: 4 s at most. A longer one would be cut
+// to 4 s while the report still named the spec's time.
+constexpr double kLongestServiceUs = 4e6;
+
+double service_time(std::string_view spec, std::string_view field, std::string_view what) {
+  const double value = positive(spec, field, what);
+  if (value > kLongestServiceUs) bad(spec, std::string(what) + " must be at most 4e6 us (4 s)");
+  return value;
+}
+
+// Beyond this sigma a lognormal's mean rests on draws so rare that a run of millions of
+// requests does not see them, and the measured mean falls far short of the spec's.
+constexpr double kLargestLognormalSigma = 3.0;
+
+// The part of an exponential's or a lognormal's mean that lies in draws above the 4 s cap
+// (cut to 4 s when drawn). Exponential: e^-x (1 + x), x = cap / mean. Lognormal: the
+// probability that a normal exceeds (ln cap - mu) / sigma - sigma.
+double share_of_mean_above_cap(double mean_us, double sigma) {
+  if (sigma == 0) {
+    const double x = kLongestServiceUs / mean_us;
+    return std::exp(-x) * (1 + x);
+  }
+  const double mu = std::log(mean_us) - sigma * sigma / 2;
+  const double z = (std::log(kLongestServiceUs) - mu) / sigma - sigma;
+  return 0.5 * std::erfc(z / std::sqrt(2.0));
+}
+
+// The mean of an exponential (sigma 0) or lognormal spec, refused when the cut at 4 s would
+// take more than 1% of it.
+double mean_of_continuous(std::string_view spec, std::string_view field, double sigma) {
+  const double value = positive(spec, field, "mean");
+  if (share_of_mean_above_cap(value, sigma) > 0.01) {
+    bad(spec, "mean too large: over 1% of it would come from draws above 4 s, which are cut to 4 s");
+  }
+  return value;
+}
+
 std::string format_us(double us) {
   char text[32];
   std::snprintf(text, sizeof text, "%g", us);
@@ -145,23 +182,27 @@ Workload Workload::parse(std::string_view spec) {
   };
   if (kind == "fixed") {
     expect_fields(2, "fixed:X");
-    return discrete(s, {{1, positive(spec, parts[1], "service time")}});
+    return discrete(s, {{1, service_time(spec, parts[1], "service time")}});
   }
   if (kind == "exp") {
     expect_fields(2, "exp:MEAN");
-    return continuous(s, Shape::kExponential, positive(spec, parts[1], "mean"), 0);
+    // The tail beyond 4 s is cut: a mean that puts more than a trace of it there is refused.
+    return continuous(s, Shape::kExponential, mean_of_continuous(spec, parts[1], 0), 0);
   }
   if (kind == "bimodal") {
     expect_fields(4, "bimodal:P:A:B");
     const double p = number(spec, parts[1], "percentage");
     if (p < 0 || p > 100) bad(spec, "percentage must be within 0..100");
-    return discrete(s, {{p, positive(spec, parts[2], "service time A")},
-                        {100 - p, positive(spec, parts[3], "service time B")}});
+    return discrete(s, {{p, service_time(spec, parts[2], "service time A")},
+                        {100 - p, service_time(spec, parts[3], "service time B")}});
   }
   if (kind == "lognormal") {
     expect_fields(3, "lognormal:MEAN:SIGMA");
-    return continuous(s, Shape::kLognormal, positive(spec, parts[1], "mean"),
-                      positive(spec, parts[2], "sigma"));
+    const double sigma = positive(spec, parts[2], "sigma");
+    if (sigma > kLargestLognormalSigma) {
+      bad(spec, "sigma must be at most 3 (beyond it the mean rests on draws a run never sees)");
+    }
+    return continuous(s, Shape::kLognormal, mean_of_continuous(spec, parts[1], sigma), sigma);
   }
   bad(spec, "unknown name or spec kind '" + std::string(kind) + "'");
 }

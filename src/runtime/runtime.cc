@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <stdexcept>
 #include <string>
 
@@ -112,6 +113,21 @@ struct Runtime::Parts {
   RuntimeResult result;
 };
 
+namespace {
+
+// The kernel's limit on memory mappings per process (vm.max_map_count; its usual default
+// if it cannot be read), and what the rest of a process takes of it (libraries, heap,
+// threads' stacks), generously.
+uint64_t kernel_memory_map_limit() {
+  std::ifstream in("/proc/sys/vm/max_map_count");
+  uint64_t limit = 0;
+  if (in >> limit && limit > 0) return limit;
+  return 65530;
+}
+constexpr uint64_t kMapsForTheRest = 2048;
+
+}  // namespace
+
 Runtime::Runtime(const RuntimeConfig& config, const quanta_app& app)
     : config_(config), app_(app), workers_(resolve_workers(config)), parts_(std::make_unique<Parts>()) {
   if (app.handle_request == nullptr) bad("app", "'" + std::string(app.name ? app.name : "?") + "' has no handle_request");
@@ -135,6 +151,15 @@ Runtime::Runtime(const RuntimeConfig& config, const quanta_app& app)
   }
   if (static_cast<uint64_t>(config.task_slots) * workers_ > (1u << 24)) {
     bad("--task-slots", "times the workers is over 16 M task stacks");
+  }
+  // Every task stack's guard page splits its pool's mapping: two kernel memory maps per
+  // stack. Past the kernel's limit the guard pages cannot be made, deep in start-up.
+  const uint64_t stacks = static_cast<uint64_t>(config.task_slots) * workers_ * (central ? 2 : 1);
+  const uint64_t map_limit = kernel_memory_map_limit();
+  if (2 * stacks + kMapsForTheRest > map_limit) {
+    bad("--task-slots", std::to_string(config.task_slots) + " per worker makes " + std::to_string(stacks) +
+                            " task stacks, two memory maps each, over this kernel's limit of " +
+                            std::to_string(map_limit) + " (vm.max_map_count): use fewer task slots or raise the limit");
   }
   p.cpus = cpu_plan(config, workers_);
 

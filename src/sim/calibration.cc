@@ -1,13 +1,40 @@
 #include "sim/calibration.h"
 
 #include <cmath>
+#include <filesystem>
+#include <set>
+#include <string>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
 namespace quanta {
 
+namespace {
+
+// The keys the simulator reads, and the other measurements `quanta calibrate` writes (and
+// the free-text keys of a file written by hand). Anything else is a typo, and a typo would
+// silently leave an overhead at 0.
+const std::set<std::string>& known_keys() {
+  static const std::set<std::string> keys{
+      // read
+      "quantum_round_trip_ns", "yield_round_trip_ns", "preempt_overhead_ns", "probe_overhead_pct",
+      "dispatch_ns_per_request", "quantum_jitter_ns", "request_overhead_ns",
+      // written by quanta calibrate, not modelled (yet)
+      "flag_notification_ns", "machine", "probe_ns", "signal_cpu_cost_ns", "signal_preemption_ns", "tsc_read_ns",
+      "user_interrupts",
+      // notes
+      "notes", "source"};
+  return keys;
+}
+
+}  // namespace
+
 SimOverheads load_calibration(const std::string& path) {
+  std::error_code error;
+  if (std::filesystem::is_directory(path, error)) {
+    throw std::invalid_argument("--calibration: '" + path + "' is a directory, not a JSON file");
+  }
   std::ifstream in(path);
   if (!in) throw std::invalid_argument("--calibration: cannot read '" + path + "'");
   nlohmann::json doc;
@@ -15,8 +42,18 @@ SimOverheads load_calibration(const std::string& path) {
     doc = nlohmann::json::parse(in);
   } catch (const nlohmann::json::exception& e) {
     throw std::invalid_argument("--calibration: '" + path + "' is not valid JSON: " + e.what());
+  } catch (const std::exception& e) {
+    throw std::invalid_argument("--calibration: cannot read '" + path + "': " + e.what());
   }
   if (!doc.is_object()) throw std::invalid_argument("--calibration: '" + path + "' must hold a JSON object");
+  for (const auto& [key, value] : doc.items()) {
+    if (known_keys().count(key) == 0) {
+      throw std::invalid_argument("--calibration: '" + path + "': unknown key '" + key +
+                                  "' (the simulator reads quantum_round_trip_ns, yield_round_trip_ns, "
+                                  "preempt_overhead_ns, probe_overhead_pct, dispatch_ns_per_request, "
+                                  "quantum_jitter_ns, request_overhead_ns)");
+    }
+  }
   SimOverheads o;
   auto read = [&](const char* key, double& into) {
     if (!doc.contains(key)) return;

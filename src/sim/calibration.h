@@ -1,6 +1,7 @@
 // Reads the overheads the simulator charges from the JSON that `quanta calibrate` writes
-// (or one written by hand). Keys, all optional numbers (unknown keys are ignored, so the
-// file may carry more measurements than the simulator uses):
+// (or one written by hand). Keys, all optional numbers; the other measurements `quanta
+// calibrate` writes and the keys "notes" and "source" are allowed and not read; any other
+// key is refused (a misspelt key would silently leave an overhead at 0):
 //   quantum_round_trip_ns    -> preempt_overhead_ns (what `quanta calibrate` measures)
 //   yield_round_trip_ns      -> preempt_overhead_ns (wins over quantum_round_trip_ns)
 //   preempt_overhead_ns      -> preempt_overhead_ns (wins over both)
@@ -18,8 +19,8 @@
 
 namespace quanta {
 
-// Throws std::invalid_argument naming the file and the problem: missing, not JSON, not an
-// object, or a known key that is not a non-negative number.
+// Throws std::invalid_argument naming the file and the problem: missing, a directory, not
+// JSON, not an object, an unknown key, or a known key that is not a non-negative number.
 SimOverheads load_calibration(const std::string& path);
 
 }  // namespace quanta

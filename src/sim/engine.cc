@@ -4,6 +4,7 @@
 #include <chrono>
 #include <ctime>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <memory>
 #include <stdexcept>
@@ -78,6 +79,8 @@ class Engine {
   bool try_steal(uint32_t thief, double now);
   void steal_while_idle(double now);
   double jitter_ns();
+  void check_model_ranges(const SimConfig& config);
+  void check_run_size(double rate_rps) const;
   // Injected stalls (SimConfig::stalls): the simulated CPUs, and whether a stall touched
   // request `id` finishing on worker `w` at `now`.
   void make_stalled_cpus(const SimConfig& config);
@@ -173,7 +176,7 @@ Engine::Engine(const SimConfig& config, const Workload& workload, SimObserver* o
       stall_window_(config.stall_window),
       recorder_(workload.classes().size(), 1.0) {
   if (workers_count_ == 0) throw std::invalid_argument("the simulator needs --workers of at least 1");
-  if (!(quantum_ns_ > 0)) throw std::invalid_argument("--quantum-us must be above 0");
+  check_model_ranges(config);
   const uint32_t w = workers_count_;
   uint32_t slots = cfg_.task_slots ? cfg_.task_slots : 1;
   if (spec_.kind == Kind::kJbsq) slots = std::min(slots, spec_.depth);
@@ -232,6 +235,44 @@ bool Engine::stall_touched(uint32_t w, const Request& r, double now) {
       return watches_[w].touched(ticks(std::min(r.busy_since_ns, r.arrival_ns)), ticks(now), 0.0);
   }
   return false;
+}
+
+void Engine::check_model_ranges(const SimConfig& config) {
+  // Values a real machine cannot have would make the model run for ever (a quantum of
+  // femtoseconds, work made infinite) or overflow the statistics: refuse them by name.
+  auto within = [](const char* option, double value, double low, double high) {
+    if (!(value >= low && value <= high)) {
+      char text[160];
+      std::snprintf(text, sizeof text, "%s: must be from %g to %g for the simulator, not %g", option, low, high, value);
+      throw std::invalid_argument(text);
+    }
+  };
+  within("--quantum-us", config.run.quantum_us, 1e-3, 1e9);
+  within("--probe-overhead-pct", config.overheads.probe_overhead_pct, 0, 1000);
+  within("--preempt-overhead-ns", config.overheads.preempt_overhead_ns, 0, 1e9);
+  within("--dispatch-ns", config.overheads.dispatch_ns, 0, 1e9);
+  within("--quantum-jitter-ns", config.overheads.quantum_jitter_ns, 0, 1e9);
+  within("--request-overhead-ns", config.overheads.request_overhead_ns, 0, 1e9);
+}
+
+void Engine::check_run_size(double rate_rps) const {
+  // About ten million requests a second simulate here: past this many a run takes hours.
+  constexpr double kMostArrivals = 1e10;
+  if (jobs_) {
+    if (static_cast<double>(*jobs_) > kMostArrivals) {
+      throw std::invalid_argument("--jobs: the simulator takes at most 1e10 requests in one run");
+    }
+    return;
+  }
+  const double arrivals = rate_rps * cfg_.duration_s;
+  if (!(arrivals <= kMostArrivals)) {
+    char text[200];
+    std::snprintf(text, sizeof text,
+                  "--duration-s: %g s at %.3g requests/s is %.3g arrivals; the simulator takes at most 1e10 in one "
+                  "run (a shorter --duration-s, or --jobs)",
+                  cfg_.duration_s, rate_rps, arrivals);
+    throw std::invalid_argument(text);
+  }
 }
 
 double Engine::jitter_ns() {
@@ -470,6 +511,7 @@ SimResult Engine::run() {
   const double cpu_start = thread_cpu_s();
   const double rate = sim_offered_rate_rps(cfg_, workload_);
   if (!(rate > 0) || !std::isfinite(rate)) throw std::invalid_argument("the offered rate must be above 0");
+  check_run_size(rate);
   PoissonArrivals arrivals(workload_, rate, cfg_.seed);
   const bool by_jobs = jobs_.has_value();
   const uint64_t job_limit = by_jobs ? *jobs_ : std::numeric_limits<uint64_t>::max();

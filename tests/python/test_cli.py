@@ -314,3 +314,13 @@ def test_float_options_refuse_what_is_no_finite_number(run_quanta, option, value
 def test_deadline_options_refuse_nan(run_quanta, option):
     proc = run_quanta("run", "--runtime", "linux", "--linux-policy", "deadline", option, "nan")
     assert proc.returncode == 2 and f"{option}: must be a finite number" in proc.stderr
+
+
+def test_more_task_stacks_than_the_kernel_maps_is_a_usage_error(run_quanta):
+    # Each stack's guard page costs two of the kernel's memory maps (vm.max_map_count); a run
+    # that needs more must say so before it starts, naming the option.
+    limit = int(Path("/proc/sys/vm/max_map_count").read_text())
+    slots = min(limit // 2 + 1, 65536)  # above 65536 the option's own range refuses it
+    proc = run_quanta("run", "--workers", "1", "--task-slots", str(slots), "--duration-s", "0.1")
+    assert proc.returncode == 2, proc.stderr
+    assert "--task-slots" in proc.stderr

@@ -91,7 +91,7 @@ def test_text_output_is_a_table():
 def test_overheads_are_echoed_and_calibration_is_read(tmp_path):
     cal = tmp_path / "cal.json"
     cal.write_text(json.dumps({"yield_round_trip_ns": 40, "probe_overhead_pct": 2.5,
-                               "dispatch_ns_per_request": 60, "unrelated": [1]}))
+                               "dispatch_ns_per_request": 60, "signal_cpu_cost_ns": 13000}))
     out = sim_json(*SMALL, "--calibration", str(cal), "--dispatch-ns", "10")
     assert out["sim"]["overheads"] == {"preempt_overhead_ns": 40, "probe_overhead_pct": 2.5,
                                        "dispatch_ns": 10, "quantum_jitter_ns": 0,
@@ -113,6 +113,13 @@ def test_overheads_are_echoed_and_calibration_is_read(tmp_path):
         (["--max-load", "short:p99-lat<=3"], "--max-load"),
         (["--max-load", "short:p99-us<=3", "--load", "0.5"], "--max-load"),
         (["--max-load", "medium:p99-us<=3"], "medium"),
+        # Values that would make the simulation run for ever or overflow.
+        (["--quantum-us", "1e-12"], "--quantum-us"),
+        (["--probe-overhead-pct", "1e300"], "--probe-overhead-pct"),
+        (["--preempt-overhead-ns", "1e300"], "--preempt-overhead-ns"),
+        (["--workload", "fixed:5e6"], "at most 4e6 us"),
+        (["--workload", "lognormal:1:50"], "sigma"),
+        (["--calibration", "/tmp"], "directory"),
     ],
 )
 def test_bad_input_exits_2_naming_the_option(args, named):
@@ -120,6 +127,11 @@ def test_bad_input_exits_2_naming_the_option(args, named):
     assert proc.returncode == 2, proc.stderr
     assert named in proc.stderr
     assert proc.stdout == ""
+
+
+def test_a_run_too_long_to_simulate_is_refused_not_run():
+    proc = quanta("sim", "--duration-s", "1e12")
+    assert proc.returncode == 2 and "--duration-s" in proc.stderr and "1e10" in proc.stderr
 
 
 def test_bad_calibration_file_exits_2(tmp_path):

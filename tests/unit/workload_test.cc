@@ -47,11 +47,22 @@ TEST(Workload, BadSpecsNameWhatIsWrong) {
   EXPECT_NE(message("exp:-1").find("above 0"), std::string::npos);
   EXPECT_NE(message("bimodal:120:1:2").find("0..100"), std::string::npos);
   EXPECT_NE(message("pareto:1").find("unknown"), std::string::npos);
+  // A service time is held in 32 bits of ns: beyond 4 s it would be cut while the report
+  // named the spec's time.
+  EXPECT_NE(message("fixed:5e6").find("at most 4e6 us"), std::string::npos);
+  EXPECT_NE(message("bimodal:50:1:5e6").find("service time B must be at most 4e6 us"), std::string::npos);
+  EXPECT_EQ(message("fixed:4e6"), "accepted");
+  // Continuous shapes: refused when the cut at 4 s would take over 1% of the mean.
+  EXPECT_NE(message("exp:1e6").find("mean too large"), std::string::npos);
+  EXPECT_EQ(message("exp:1e5"), "accepted");
+  EXPECT_NE(message("lognormal:1:50").find("sigma must be at most 3"), std::string::npos);
+  EXPECT_NE(message("lognormal:1e4:3").find("mean too large"), std::string::npos);
+  EXPECT_EQ(message("lognormal:10:3"), "accepted");
 }
 
 // Sample means against the distribution means; tolerance 5 standard errors.
 TEST(Workload, SamplesHaveTheRightMean) {
-  for (const char* spec : {"exp1", "lognormal:10:1", "extreme-bimodal", "tpcc"}) {
+  for (const char* spec : {"exp1", "lognormal:10:1", "lognormal:10:2", "extreme-bimodal", "tpcc"}) {
     const Workload w = Workload::parse(spec);
     Rng rng(11);
     constexpr int kN = 400'000;

@@ -19,10 +19,10 @@ std::string write_temp(const std::string& text) {
   return path;
 }
 
-TEST(Calibration, ReadsKnownKeysIgnoresOthers) {
+TEST(Calibration, ReadsKnownKeysAndAllowsNotes) {
   const std::string path = write_temp(
       R"({"yield_round_trip_ns": 42.5, "probe_overhead_pct": 3, "dispatch_ns_per_request": 80,
-          "quantum_jitter_ns": 150, "request_overhead_ns": 600, "tsc_ghz": 2.1, "notes": "by hand"})");
+          "quantum_jitter_ns": 150, "request_overhead_ns": 600, "notes": "by hand", "source": "bench"})");
   const SimOverheads o = load_calibration(path);
   EXPECT_EQ(o.preempt_overhead_ns, 42.5);
   EXPECT_EQ(o.probe_overhead_pct, 3);
@@ -70,7 +70,11 @@ TEST(Calibration, BadFilesAreClearErrors) {
   EXPECT_NE(message(negative).find("probe_overhead_pct"), std::string::npos);
   const std::string text = write_temp(R"({"dispatch_ns_per_request": "fast"})");
   EXPECT_NE(message(text).find("dispatch_ns_per_request"), std::string::npos);
-  for (const auto& p : {not_json, array, negative, text}) std::remove(p.c_str());
+  // A misspelt key would leave its overhead at 0 without a word.
+  const std::string typo = write_temp(R"({"probe_overhead_pc": 5})");
+  EXPECT_NE(message(typo).find("unknown key 'probe_overhead_pc'"), std::string::npos);
+  EXPECT_NE(message("/tmp").find("is a directory"), std::string::npos);
+  for (const auto& p : {not_json, array, negative, text, typo}) std::remove(p.c_str());
 }
 
 }  // namespace
