@@ -1,10 +1,11 @@
 // Which requests a host stall touched, on the real runtime. The test plays the host: it
-// stops the worker thread for 100 ms (a signal whose handler sleeps) while a long request
+// stops the worker thread for 250 ms (a signal whose handler sleeps) while a long request
 // runs, and checks each request's mark against the rule (stall_log.h, StallWatch): the long
 // request (the stall fell in its life) and a short one that arrived just after the stall
 // ended (in its drain, as long again) are touched; a request before the stall and one well
-// after the drain are not. Marks and counts only; the stall threshold (20 ms) is far above
-// the gaps a quiet host makes in the few microseconds the untouched requests live.
+// after the drain are not. Marks and counts only. The stall threshold (150 ms) is far above
+// the gaps a host or a busy machine makes (tens of ms at the worst seen here), so only the
+// stall the test makes is logged.
 #include <gtest/gtest.h>
 
 #include <signal.h>
@@ -26,7 +27,7 @@
 namespace quanta {
 namespace {
 
-constexpr long kStallNs = 100'000'000;
+constexpr long kStallNs = 250'000'000;
 std::atomic<int> g_worker_tid{0};
 std::atomic<bool> g_long_running{false};
 std::atomic<bool> g_stall_over{false};
@@ -77,7 +78,7 @@ TEST(StallMarking, TheLongRequestAndOneInTheDrainAreTouchedNothingElse) {
   RuntimeConfig config;
   config.workers = 1;  // every request on the stalled worker
   config.class_count = 2;
-  config.stall_threshold_us = 20'000;
+  config.stall_threshold_us = 150'000;
   Runtime runtime(config, app);
   ApiSource source(16, 8, 8, 2, nullptr, nullptr, runtime.workers());
   runtime.add_source(source);
@@ -91,8 +92,9 @@ TEST(StallMarking, TheLongRequestAndOneInTheDrainAreTouchedNothingElse) {
   EXPECT_EQ(marks.wait(kBefore).stall_touched, 0u);
   ASSERT_NE(g_worker_tid.load(), 0);
 
-  // 300 ms of CPU: it is still running well after the 100 ms stall.
-  const uint64_t cycles = ns_to_cycles(300e6);
+  // 800 ms of CPU as the handler counts it (the stall counts too): it still runs well
+  // after the 250 ms stall and its drain.
+  const uint64_t cycles = ns_to_cycles(800e6);
   ASSERT_EQ(source.submit(&cycles, sizeof cycles, 1, kLong, why), QUANTA_OK) << why;
   while (!g_long_running.load()) {
   }
@@ -108,7 +110,7 @@ TEST(StallMarking, TheLongRequestAndOneInTheDrainAreTouchedNothingElse) {
   EXPECT_EQ(after.stall_touched, 1u);
   EXPECT_EQ(long_one.stall_touched, 1u);
 
-  // The long request ran 300 ms of CPU after the 100 ms stall: past the drain.
+  // The long request ran past the stall's drain (as long again as the stall).
   ASSERT_GT(long_one.finish_tsc, g_stall_end_tsc.load() + ns_to_cycles(kStallNs));
   ASSERT_EQ(source.submit(none, 1, 0, kLater, why), QUANTA_OK) << why;
   EXPECT_EQ(marks.wait(kLater).stall_touched, 0u);

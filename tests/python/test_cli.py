@@ -240,7 +240,11 @@ def test_spin_app_through_app_gives_the_default_counts(run_json, quanta_bin):
         assert b["requests"]["generated"] == b["requests"]["completed"] + b["requests"]["dropped"]
         assert b["config"]["app"] == "spin" and b["config"]["app_path"] == builds
         assert b["classes"]["50"]["slowdown_basis"] == "nominal"
-        assert b["classes"]["50"]["preemptions_per_request"] > 1, b["config"]["preempt"]
+        # The build with the probes each mechanism needs was loaded: clock probes preempt a
+        # 50 us request every 2 us; how often the dispatcher's monitor gets round to a flag
+        # or a signal depends on how busy the machine is, so those only need to happen.
+        floor = 1 if b["config"]["preempt"] == "clock" else 0
+        assert b["classes"]["50"]["preemptions_per_request"] > floor, b["config"]["preempt"]
         if b["config"]["preempt"] == "signal":
             # spin-plain.so's handler is in its own quanta_text section, which the loader
             # registers: some signals switch right in the handler (most land in the
