@@ -17,7 +17,7 @@ enum class NetCounter : uint32_t {
   // UDP
   kUdpDatagrams,            // datagrams received, whatever was in them
   kUdpRequests,             // well-formed requests handed to the runtime
-  kUdpRepliesOk,            // replies with the handler's response
+  kUdpRepliesOk,            // replies with the handler's response the kernel took
   kUdpOverloaded,           // answered OVERLOADED: no request record free, or the runtime dropped it
   kUdpEmpty,                // empty datagrams: dropped without a reply (nothing to answer)
   kUdpTruncated,            // shorter than the 16-byte header: BAD_REQUEST

@@ -114,7 +114,7 @@ Request* UdpFrontEnd::admit(uint32_t slot) {
   return r;
 }
 
-void UdpFrontEnd::send_reply(const sockaddr_storage& to, socklen_t to_len, uint16_t kind, uint64_t request_id,
+bool UdpFrontEnd::send_reply(const sockaddr_storage& to, socklen_t to_len, uint16_t kind, uint64_t request_id,
                              const Request* done) {
   quanta_wire_reply reply{};
   reply.kind = kind;
@@ -132,12 +132,16 @@ void UdpFrontEnd::send_reply(const sockaddr_storage& to, socklen_t to_len, uint1
   m.msg_namelen = to_len;
   m.msg_iov = parts;
   m.msg_iovlen = reply.response_len > 0 ? 2 : 1;
-  if (sendmsg(fd_, &m, MSG_DONTWAIT | MSG_NOSIGNAL) < 0) counters_.add(NetCounter::kUdpSendErrors);
+  if (sendmsg(fd_, &m, MSG_DONTWAIT | MSG_NOSIGNAL) >= 0) return true;
+  counters_.add(NetCounter::kUdpSendErrors);
+  return false;
 }
 
 void UdpFrontEnd::complete(Request& request) {
-  send_reply(client_[request.pool_index], client_len_[request.pool_index], QUANTA_WIRE_OK, request.cookie, &request);
-  counters_.add(NetCounter::kUdpRepliesOk);
+  if (send_reply(client_[request.pool_index], client_len_[request.pool_index], QUANTA_WIRE_OK, request.cookie,
+                 &request)) {
+    counters_.add(NetCounter::kUdpRepliesOk);
+  }
   pool_.release(request);
 }
 

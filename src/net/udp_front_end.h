@@ -61,7 +61,8 @@ class UdpFrontEnd final : public Source, public Sink {
 
   // Turns one received datagram into a request, or answers it. Returns the request or nullptr.
   Request* admit(uint32_t slot);
-  void send_reply(const sockaddr_storage& to, socklen_t to_len, uint16_t kind, uint64_t request_id, const Request* done);
+  // False (and counted) when the kernel would not take it.
+  bool send_reply(const sockaddr_storage& to, socklen_t to_len, uint16_t kind, uint64_t request_id, const Request* done);
 
   int fd_ = -1;
   sockaddr_storage bound_{};
