@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include "core/tsc.h"
+#include "net/request_framing.h"
 #include "quanta/wire.h"
 
 namespace quanta {
@@ -174,13 +175,13 @@ void TcpFrontEnd::frame(uint32_t slot, Request** out, uint32_t max, uint32_t& n)
       }
       return;
     }
-    quanta_wire_request header{};
-    const int decoded = quanta_wire_decode_request(c.in.data(), c.in_len, &header);
-    if (decoded == 0) {
+    const Frame frame = frame_request(c.in.data(), c.in_len, limits_.max_payload_bytes, limits_.class_count);
+    const quanta_wire_request& header = frame.header;
+    if (frame.verdict == FrameVerdict::kNeedMore) {
       incomplete = c.in_len > 0;
       break;
     }
-    if (decoded < 0) {
+    if (frame.verdict == FrameVerdict::kBadMagic) {
       // Not this protocol: nothing after it can be framed. Answer, then close.
       counters_.add(NetCounter::kTcpBadMagic);
       c.closing = true;
@@ -188,7 +189,7 @@ void TcpFrontEnd::frame(uint32_t slot, Request** out, uint32_t max, uint32_t& n)
       answer_now(slot, QUANTA_WIRE_BAD_REQUEST, 0);
       return;
     }
-    if (header.payload_len > limits_.max_payload_bytes) {
+    if (frame.verdict == FrameVerdict::kTooLarge) {
       // Reading past it would mean buffering more than the limit: answer, then close.
       counters_.add(NetCounter::kTcpTooLarge);
       c.closing = true;
@@ -196,12 +197,8 @@ void TcpFrontEnd::frame(uint32_t slot, Request** out, uint32_t max, uint32_t& n)
       answer_now(slot, QUANTA_WIRE_BAD_REQUEST, header.request_id);
       return;
     }
-    const uint32_t total = QUANTA_WIRE_REQUEST_HEADER + header.payload_len;
-    if (c.in_len < total) {
-      incomplete = true;
-      break;
-    }
-    if (header.class_index >= limits_.class_count) {
+    const uint32_t total = frame.bytes;
+    if (frame.verdict == FrameVerdict::kBadClass) {
       // The stream is still framed: answer this one and go on.
       counters_.add(NetCounter::kTcpBadClass);
       answer_now(slot, QUANTA_WIRE_BAD_REQUEST, header.request_id);

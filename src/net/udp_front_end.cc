@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "core/tsc.h"
+#include "net/request_framing.h"
 #include "quanta/wire.h"
 
 namespace quanta {
@@ -65,31 +66,33 @@ Request* UdpFrontEnd::admit(uint32_t slot) {
     counters_.add(NetCounter::kUdpEmpty);
     return nullptr;
   }
-  quanta_wire_request header{};
-  const int decoded = quanta_wire_decode_request(bytes, len, &header);
+  // A datagram must be exactly one request: the framing, then its size.
+  const Frame frame = frame_request(bytes, len, limits_.max_payload_bytes, limits_.class_count);
+  const quanta_wire_request& header = frame.header;
   // What cannot be read as a request is answered with id 0: its id is not known.
-  if (decoded == 0) {
+  if (len < QUANTA_WIRE_REQUEST_HEADER) {
     counters_.add(NetCounter::kUdpTruncated);
     send_reply(from, from_len, QUANTA_WIRE_BAD_REQUEST, 0, nullptr);
     return nullptr;
   }
-  if (decoded < 0) {
+  if (frame.verdict == FrameVerdict::kBadMagic) {
     counters_.add(NetCounter::kUdpBadMagic);
     send_reply(from, from_len, QUANTA_WIRE_BAD_REQUEST, 0, nullptr);
     return nullptr;
   }
-  // The datagram was cut at the buffer (MSG_TRUNC) or carries more than the limit.
-  if ((m.msg_hdr.msg_flags & MSG_TRUNC) != 0 || header.payload_len > limits_.max_payload_bytes) {
+  // Cut at the buffer (MSG_TRUNC: more than a header and the limit came) or announcing
+  // more than the limit.
+  if ((m.msg_hdr.msg_flags & MSG_TRUNC) != 0 || frame.verdict == FrameVerdict::kTooLarge) {
     counters_.add(NetCounter::kUdpTooLarge);
     send_reply(from, from_len, QUANTA_WIRE_BAD_REQUEST, header.request_id, nullptr);
     return nullptr;
   }
-  if (header.payload_len != len - QUANTA_WIRE_REQUEST_HEADER) {
+  if (frame.verdict == FrameVerdict::kNeedMore || frame.bytes != len) {
     counters_.add(NetCounter::kUdpLengthMismatch);
     send_reply(from, from_len, QUANTA_WIRE_BAD_REQUEST, header.request_id, nullptr);
     return nullptr;
   }
-  if (header.class_index >= limits_.class_count) {
+  if (frame.verdict == FrameVerdict::kBadClass) {
     counters_.add(NetCounter::kUdpBadClass);
     send_reply(from, from_len, QUANTA_WIRE_BAD_REQUEST, header.request_id, nullptr);
     return nullptr;
