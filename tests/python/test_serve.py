@@ -390,6 +390,21 @@ def test_text_output_ends_with_the_network_counters(serve):
     assert "  tcp: nothing\n" in text
 
 
+def test_a_second_signal_ends_a_stop_that_waits_on_an_endless_request(serve):
+    server = serve(listen=("udp://127.0.0.1:0",))
+    udp = udp_client(server)
+    udp.send(request(1, struct.pack("<Q", 1 << 62)))  # the spin app: spin for ~50 years
+    while server.snapshot()["udp"]["requests"] != 1:
+        pass
+    server.proc.send_signal(signal.SIGTERM)
+    for line in iter(lambda: server.lines.get(timeout=60), None):  # the first one was taken
+        if "finishing the requests in flight" in line:
+            break
+    server.proc.send_signal(signal.SIGTERM)
+    assert server.proc.wait(timeout=60) == 1
+    assert any("second signal" in line for line in server.stderr)
+
+
 def test_duration_ends_the_server_by_itself(quanta_bin, tmp_path):
     proc = subprocess.run([quanta_bin, "serve", "--duration-s", "0.3", "--format", "json"],
                           capture_output=True, text=True, timeout=120)

@@ -3,11 +3,14 @@
 #include <signal.h>
 #include <time.h>
 
+#include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <cstdio>
 #include <iostream>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "app_choice.h"
@@ -86,6 +89,37 @@ std::string network_text(const nlohmann::json& network) {
   return out;
 }
 
+// While the runtime finishes what is in flight (a handler may never end: the spin app
+// spins as long as its payload says), a second SIGINT/SIGTERM ends the process at once,
+// without statistics, exit 1; SIGUSR1 still prints the counters.
+class DrainWatch {
+ public:
+  explicit DrainWatch(const NetCounters& counters)
+      : thread_([this, &counters] {
+          const sigset_t signals = serve_signals();
+          const timespec wait{0, 50'000'000};
+          while (!done_.load(std::memory_order_acquire)) {
+            const int sig = sigtimedwait(&signals, nullptr, &wait);
+            if (sig == SIGINT || sig == SIGTERM) {
+              std::fprintf(stderr, "quanta serve: second signal: exiting without waiting for the requests in flight\n");
+              std::_Exit(1);
+            }
+            if (sig == SIGUSR1) {
+              const nlohmann::json snapshot{{"network", counters.to_json()}};
+              std::fprintf(stderr, "%s\n", snapshot.dump().c_str());
+            }
+          }
+        }) {}
+  ~DrainWatch() {
+    done_.store(true, std::memory_order_release);
+    thread_.join();
+  }
+
+ private:
+  std::atomic<bool> done_{false};
+  std::thread thread_;
+};
+
 }  // namespace
 
 int serve_command(const ServeOptions& options) {
@@ -131,11 +165,15 @@ int serve_command(const ServeOptions& options) {
   std::fflush(stderr);
 
   wait_for_stop(options, counters);
-  // Stop taking requests, answer every one already taken, stop the threads.
-  const RuntimeResult r = runtime.stop();
-  // TCP replies are written by the dispatcher; what it could not write before it stopped
-  // goes out now, while the sockets are still open.
-  for (auto& t : tcp) t->flush_after_stop();
+  RuntimeResult r;
+  {
+    const DrainWatch watch(counters);
+    // Stop taking requests, answer every one already taken, stop the threads.
+    r = runtime.stop();
+    // TCP replies are written by the dispatcher; what it could not write before it
+    // stopped goes out now, while the sockets are still open.
+    for (auto& t : tcp) t->flush_after_stop();
+  }
 
   RunResult result;
   static_cast<RunCounters&>(result) = r;
