@@ -51,6 +51,9 @@ TcpFrontEnd::TcpFrontEnd(const ListenAddress& address, const FrontEndLimits& lim
   e.data.u64 = kListenerTag;
   epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, listen_fd_, &e);
   for (uint32_t i = tcp.max_connections; i > 0; --i) free_slots_.push_back(i - 1);
+  dirty_.reserve(tcp.max_connections);
+  runnable_.reserve(tcp.max_connections);
+  scratch_.reserve(tcp.max_connections);
 }
 
 TcpFrontEnd::~TcpFrontEnd() {
@@ -64,23 +67,23 @@ TcpFrontEnd::~TcpFrontEnd() {
 uint32_t TcpFrontEnd::poll(uint64_t, Request** out, uint32_t max) {
   drain_completions();
   if (!dirty_.empty()) {
-    std::vector<uint32_t> retry;
-    retry.swap(dirty_);
-    for (uint32_t slot : retry) {
+    scratch_.swap(dirty_);
+    for (uint32_t slot : scratch_) {
       connections_[slot].on_dirty_list = false;
       if (connections_[slot].open) write_out(slot);
     }
+    scratch_.clear();
   }
   // Stopping: no new connection, no new request; what is in flight is still answered.
   if (closed_.load(std::memory_order_relaxed)) return 0;
   uint32_t n = 0;
   if (!runnable_.empty()) {
-    std::vector<uint32_t> again;
-    again.swap(runnable_);
-    for (uint32_t slot : again) {
+    scratch_.swap(runnable_);
+    for (uint32_t slot : scratch_) {
       connections_[slot].on_runnable_list = false;
       if (connections_[slot].open) frame(slot, out, max, n);
     }
+    scratch_.clear();
   }
   epoll_event events[kEventsPerPoll];
   const int ready = epoll_wait(epoll_fd_, events, kEventsPerPoll, 0);

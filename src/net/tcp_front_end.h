@@ -108,6 +108,7 @@ class TcpFrontEnd final : public Source, public Sink {
   std::vector<uint32_t> free_slots_;
   std::vector<uint32_t> dirty_;         // connections with unwritten bytes
   std::vector<uint32_t> runnable_;      // connections with framable bytes and room
+  std::vector<uint32_t> scratch_;       // the list being worked through (kept: no allocation per poll)
   uint32_t open_count_ = 0;
   std::atomic<bool> closed_{false};
 };
