@@ -18,6 +18,7 @@ const char* net_counter_name(NetCounter counter) {
     case NetCounter::kUdpLengthMismatch: return "udp.bad_length_mismatch";
     case NetCounter::kUdpSendErrors: return "udp.send_errors";
     case NetCounter::kUdpReceiveErrors: return "udp.receive_errors";
+    case NetCounter::kUdpDroppedByKernel: return "udp.dropped_by_kernel";
     case NetCounter::kTcpConnections: return "tcp.connections";
     case NetCounter::kTcpRefusedOverLimit: return "tcp.refused_over_limit";
     case NetCounter::kTcpClosedByPeer: return "tcp.closed_by_peer";

@@ -27,6 +27,8 @@ enum class NetCounter : uint32_t {
   kUdpLengthMismatch,       // payload_len disagrees with the datagram's size: BAD_REQUEST
   kUdpSendErrors,           // a reply the kernel would not take (full buffer, unreachable, over 64 KiB): lost
   kUdpReceiveErrors,        // recvmmsg failed with something other than "nothing to read"
+  kUdpDroppedByKernel,      // datagrams the kernel dropped on a full receive buffer (SO_RXQ_OVFL), as
+                            // far as later datagrams report it
   // TCP
   kTcpConnections,          // connections accepted and served
   kTcpRefusedOverLimit,     // accepted and closed at once: --max-connections were open

@@ -22,9 +22,14 @@ UdpFrontEnd::UdpFrontEnd(const ListenAddress& address, const FrontEndLimits& lim
       buffers_(static_cast<std::size_t>(buffer_bytes_) * kBatch),
       from_(kBatch),
       iov_(kBatch),
-      messages_(kBatch) {
+      messages_(kBatch),
+      control_(kControlBytes * kBatch) {
   fd_ = bind_listen_socket(address, 0);
   bound_ = bound_address(fd_);
+  // Datagrams the kernel drops before poll() sees them (a full receive buffer) are
+  // counted too: the kernel reports its running total with each datagram.
+  const int on = 1;
+  setsockopt(fd_, SOL_SOCKET, SO_RXQ_OVFL, &on, sizeof on);
 }
 
 UdpFrontEnd::~UdpFrontEnd() {
@@ -41,6 +46,8 @@ uint32_t UdpFrontEnd::poll(uint64_t, Request** out, uint32_t max) {
     messages_[i].msg_hdr.msg_namelen = sizeof(sockaddr_storage);
     messages_[i].msg_hdr.msg_iov = &iov_[i];
     messages_[i].msg_hdr.msg_iovlen = 1;
+    messages_[i].msg_hdr.msg_control = control_.data() + i * kControlBytes;
+    messages_[i].msg_hdr.msg_controllen = kControlBytes;
   }
   const int got = recvmmsg(fd_, messages_.data(), want, MSG_DONTWAIT, nullptr);
   if (got < 0) {
@@ -50,10 +57,22 @@ uint32_t UdpFrontEnd::poll(uint64_t, Request** out, uint32_t max) {
   counters_.add(NetCounter::kUdpDatagrams, static_cast<uint64_t>(got));
   uint32_t n = 0;
   for (int i = 0; i < got; ++i) {
+    note_kernel_drops(messages_[i].msg_hdr);
     Request* r = admit(static_cast<uint32_t>(i));
     if (r != nullptr) out[n++] = r;
   }
   return n;
+}
+
+void UdpFrontEnd::note_kernel_drops(msghdr& header) {
+  for (cmsghdr* c = CMSG_FIRSTHDR(&header); c != nullptr; c = CMSG_NXTHDR(&header, c)) {
+    if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SO_RXQ_OVFL) continue;
+    uint32_t total = 0;
+    std::memcpy(&total, CMSG_DATA(c), sizeof total);
+    // A running total (it wraps at 2^32): count what is new since the last one seen.
+    counters_.add(NetCounter::kUdpDroppedByKernel, total - kernel_drops_seen_);
+    kernel_drops_seen_ = total;
+  }
 }
 
 Request* UdpFrontEnd::admit(uint32_t slot) {

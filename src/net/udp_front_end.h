@@ -59,6 +59,8 @@ class UdpFrontEnd final : public Source, public Sink {
  private:
   static constexpr uint32_t kBatch = 32;  // datagrams per recvmmsg
 
+  // Adds the drops the kernel reports in a received message's control data.
+  void note_kernel_drops(msghdr& header);
   // Turns one received datagram into a request, or answers it. Returns the request or nullptr.
   Request* admit(uint32_t slot);
   // False (and counted) when the kernel would not take it.
@@ -80,6 +82,11 @@ class UdpFrontEnd final : public Source, public Sink {
   std::vector<sockaddr_storage> from_;
   std::vector<iovec> iov_;
   std::vector<mmsghdr> messages_;
+  // Room for each message's control data: the kernel's count of datagrams it dropped on
+  // this socket because the receive buffer was full (SO_RXQ_OVFL).
+  static constexpr std::size_t kControlBytes = 64;
+  std::vector<unsigned char> control_;
+  uint32_t kernel_drops_seen_ = 0;
   std::atomic<bool> closed_{false};
 };
 

@@ -271,6 +271,26 @@ def test_udp_sent_equals_answered_plus_overloaded(serve):
     assert net["overloaded"] == kinds.count(OVERLOADED)
 
 
+def test_datagrams_the_kernel_dropped_are_counted_so_every_datagram_is_accounted_for(serve):
+    server = serve("--app", echo_app(), "--preempt", "none", listen=("udp://127.0.0.1:0",))
+    blaster = udp_client(server)
+    # Stopped, the server reads nothing: its receive buffer fills and the kernel drops the rest.
+    server.proc.send_signal(signal.SIGSTOP)
+    blast = 5000
+    for i in range(blast):
+        blaster.send(request(i, b"x" * 100))
+    server.proc.send_signal(signal.SIGCONT)
+    # Another socket, so that its reply cannot be lost behind the blast's replies: once it is
+    # answered, the server has read everything before it, and the kernel's drop count came
+    # with it.
+    sync = udp_client(server)
+    sync.send(request(blast, b"sync"))
+    assert parse_reply(sync.recv(100))["id"] == blast
+    net = server.stop()["network"]["udp"]
+    assert net["dropped_by_kernel"] > 0
+    assert net["datagrams"] + net["dropped_by_kernel"] == blast + 1
+
+
 def test_tcp_garbage_gets_bad_request_then_close_and_others_are_still_served(serve):
     server = serve("--app", echo_app(), "--preempt", "none", listen=("tcp://127.0.0.1:0",))
     bystander = tcp_client(server)
