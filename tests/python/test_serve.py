@@ -291,6 +291,32 @@ def test_datagrams_the_kernel_dropped_are_counted_so_every_datagram_is_accounted
     assert net["datagrams"] + net["dropped_by_kernel"] == blast + 1
 
 
+@pytest.mark.parametrize("transport", ["udp", "tcp"])
+def test_requests_the_runtime_drops_are_answered_overloaded(serve, transport):
+    # A ring of 2 and one task slot: a burst of long requests overflows them, and --on-full
+    # drop has the runtime hand the rest back to the front end.
+    server = serve("--app", echo_app(), "--preempt", "none", "--on-full", "drop", "--ring-capacity", "2",
+                   "--task-slots", "1", "--dispatch", "jsq-msq", listen=(f"{transport}://127.0.0.1:0",))
+    burst = 30
+    batch = [request(i, struct.pack("<Q", 3_000_000), class_index=1) for i in range(burst)]
+    if transport == "udp":
+        sock = udp_client(server)
+        for datagram in batch:
+            sock.send(datagram)
+        replies = sorted((parse_reply(sock.recv(100)) for _ in range(burst)), key=lambda r: r["id"])
+    else:
+        sock = tcp_client(server)
+        sock.sendall(b"".join(batch))
+        replies = read_replies(sock, burst)
+    assert [r["id"] for r in replies] == list(range(burst))  # TCP: in order, dropped ones too
+    kinds = [r["kind"] for r in replies]
+    assert kinds.count(OVERLOADED) > 0 and kinds.count(OK) + kinds.count(OVERLOADED) == burst
+    report = server.stop()
+    assert report["requests"]["dropped"] == kinds.count(OVERLOADED)
+    assert report["requests"]["completed"] == kinds.count(OK)
+    assert report["network"][transport]["overloaded"] == kinds.count(OVERLOADED)
+
+
 def test_tcp_garbage_gets_bad_request_then_close_and_others_are_still_served(serve):
     server = serve("--app", echo_app(), "--preempt", "none", listen=("tcp://127.0.0.1:0",))
     bystander = tcp_client(server)

@@ -43,6 +43,11 @@ void add_serve_options(CLI::App& cmd, ServeOptions& o) {
   cmd.add_option("--ring-capacity", c.ring_capacity, "Requests each worker's dispatch ring holds")
       ->capture_default_str()
       ->check(CLI::Range(2u, 1u << 24));
+  cmd.add_option("--on-full", c.on_full,
+                 "When a worker's ring is full: wait (the dispatcher stops reading the sockets meanwhile) or drop "
+                 "(the request is answered OVERLOADED)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"wait", "drop"}));
   cmd.add_flag("--dispatcher-works", c.dispatcher_works,
                "With central or jbsq:K and clock or hybrid: the dispatcher runs arriving requests itself when every "
                "worker is full");
