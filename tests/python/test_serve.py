@@ -205,6 +205,21 @@ def test_the_spin_app_serves_its_cycles_payload(serve, dispatch):
     assert list(report["classes"]) == ["all"]
 
 
+@pytest.mark.parametrize("preempt, quantum_us", [("clock", 2), ("flag", 2), ("hybrid", 2), ("signal", 50),
+                                                ("none", 2)])
+def test_every_preemption_mechanism_serves_the_spin_app(serve, preempt, quantum_us):
+    # Requests of 0 to ~100 us of spinning: the longer ones are preempted (but for none).
+    server = serve("--preempt", preempt, "--quantum-us", str(quantum_us), listen=("tcp://127.0.0.1:0",))
+    conn = tcp_client(server)
+    count = 60
+    conn.sendall(b"".join(request(i, struct.pack("<Q", 100_000 * (i % 3))) for i in range(count)))
+    replies = read_replies(conn, count)
+    assert [(r["id"], r["kind"], r["status"]) for r in replies] == [(i, OK, 0) for i in range(count)]
+    report = server.stop()
+    assert report["config"]["preempt"] == preempt
+    assert report["requests"]["completed"] == count
+
+
 def test_tcp_replies_keep_request_order_when_requests_finish_out_of_order(serve):
     # Two workers on a 2-CPU machine (oversubscribed: only ordering is checked here), and
     # requests of very different lengths, so that later requests often finish first.
