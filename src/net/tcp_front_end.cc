@@ -75,7 +75,15 @@ uint32_t TcpFrontEnd::poll(uint64_t, Request** out, uint32_t max) {
     scratch_.clear();
   }
   // Stopping: no new connection, no new request; what is in flight is still answered.
-  if (closed_.load(std::memory_order_relaxed)) return 0;
+  if (closed_.load(std::memory_order_relaxed)) {
+    if (listen_fd_ >= 0) {
+      // Closed rather than left unread, so that a client trying to connect now is refused
+      // instead of waiting in the backlog for a server that will not accept it.
+      ::close(listen_fd_);
+      listen_fd_ = -1;
+    }
+    return 0;
+  }
   uint32_t n = 0;
   if (!runnable_.empty()) {
     scratch_.swap(runnable_);

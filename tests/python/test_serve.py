@@ -466,6 +466,27 @@ def test_a_second_signal_ends_a_stop_that_waits_on_an_endless_request(serve):
     assert any("second signal" in line for line in server.stderr)
 
 
+def test_a_stopping_server_refuses_new_connections(serve):
+    server = serve(listen=("tcp://127.0.0.1:0",))
+    conn = tcp_client(server)
+    conn.sendall(request(1, struct.pack("<Q", 1 << 62)))  # keeps the stop waiting
+    while server.snapshot()["tcp"]["requests"] != 1:
+        pass
+    server.proc.send_signal(signal.SIGTERM)
+    for line in iter(lambda: server.lines.get(timeout=60), None):
+        if "finishing the requests in flight" in line:
+            break
+    for _ in range(10000):  # until the dispatcher's next poll has closed the listening socket
+        try:
+            socket.create_connection(server.address["tcp"], timeout=30).close()
+        except ConnectionRefusedError:
+            break
+    else:
+        raise AssertionError("the stopping server still accepts connections")
+    server.proc.send_signal(signal.SIGTERM)
+    assert server.proc.wait(timeout=60) == 1
+
+
 def test_duration_ends_the_server_by_itself(quanta_bin, tmp_path):
     proc = subprocess.run([quanta_bin, "serve", "--duration-s", "0.3", "--format", "json"],
                           capture_output=True, text=True, timeout=120)
