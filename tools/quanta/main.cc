@@ -10,6 +10,7 @@
 #include "max_load_options.h"
 #include "probes_command.h"
 #include "run_command.h"
+#include "serve_command.h"
 #include "sim_command.h"
 
 int main(int argc, char** argv) {
@@ -30,6 +31,12 @@ int main(int argc, char** argv) {
       "sim", "Simulate a run on any number of workers: the same options and JSON as run, on simulated time");
   quanta::add_sim_options(*sim, sim_options);
 
+  quanta::ServeOptions serve_options;
+  CLI::App* serve = app.add_subcommand(
+      "serve", "Serve the app over UDP and TCP (quanta/wire.h's protocol) until SIGINT/SIGTERM, then print the "
+               "run's statistics and the network counters (SIGUSR1: a snapshot of the counters on stderr)");
+  quanta::add_serve_options(*serve, serve_options);
+
   quanta::CalibrateOptions calibrate_options;
   CLI::App* calibrate = app.add_subcommand(
       "calibrate", "Measure this machine's costs (clock reads, quantum round trip, probes, flag notification, "
@@ -49,6 +56,7 @@ int main(int argc, char** argv) {
       quanta::expand_runs(run_options);
     }
     if (sim->parsed()) quanta::expand_sim_runs(sim_options);
+    if (serve->parsed()) quanta::check_serve_options(serve_options);
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
@@ -60,6 +68,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "Run 'quanta %s--help' for the options.\n",
                  run->parsed()         ? "run "
                  : sim->parsed()       ? "sim "
+                 : serve->parsed()     ? "serve "
                  : calibrate->parsed() ? "calibrate "
                  : probes->parsed()    ? "probes "
                                        : "");
@@ -72,6 +81,7 @@ int main(int argc, char** argv) {
     }
     if (run->parsed()) return quanta::run_command(run_options);
     if (sim->parsed()) return quanta::sim_command(sim_options);
+    if (serve->parsed()) return quanta::serve_command(serve_options);
     if (calibrate->parsed()) return quanta::calibrate_command(calibrate_options);
     if (probes->parsed()) return quanta::probes_command(probes_options);
   } catch (const std::invalid_argument& e) {

@@ -1,0 +1,64 @@
+// What the network front ends saw: every datagram, connection, request and reply, and every
+// drop or error by its reason. One counter per event, kept as relaxed atomics because the
+// dispatcher and the workers (which send UDP replies) both add to them and a snapshot may
+// be taken on another thread while the server runs (SIGUSR1). docs/network.md says what each
+// one means; the JSON groups them by transport ("udp.datagrams" -> {"udp": {"datagrams"}}).
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+
+#include <nlohmann/json.hpp>
+
+namespace quanta {
+
+enum class NetCounter : uint32_t {
+  // UDP
+  kUdpDatagrams,            // datagrams received, whatever was in them
+  kUdpRequests,             // well-formed requests handed to the runtime
+  kUdpRepliesOk,            // replies with the handler's response the kernel took
+  kUdpOverloaded,           // answered OVERLOADED: no request record free, or the runtime dropped it
+  kUdpEmpty,                // empty datagrams: dropped without a reply (nothing to answer)
+  kUdpTruncated,            // shorter than the 16-byte header: BAD_REQUEST
+  kUdpBadMagic,             // not this protocol: BAD_REQUEST
+  kUdpBadClass,             // class index not one the app serves: BAD_REQUEST
+  kUdpTooLarge,             // payload over --max-payload-bytes: BAD_REQUEST
+  kUdpLengthMismatch,       // payload_len disagrees with the datagram's size: BAD_REQUEST
+  kUdpSendErrors,           // a reply the kernel would not take (full buffer, unreachable, over 64 KiB): lost
+  kUdpReceiveErrors,        // recvmmsg failed with something other than "nothing to read"
+  kUdpDroppedByKernel,      // datagrams the kernel dropped on a full receive buffer (SO_RXQ_OVFL), as
+                            // far as later datagrams report it
+  // TCP
+  kTcpConnections,          // connections accepted and served
+  kTcpRefusedOverLimit,     // accepted and closed at once: --max-connections were open
+  kTcpClosedByPeer,         // the client closed between requests
+  kTcpPeerStoppedMidRequest,  // the client closed with part of a request unread
+  kTcpRequests,             // well-formed requests handed to the runtime
+  kTcpRepliesOk,
+  kTcpOverloaded,           // answered OVERLOADED (no record free, or the runtime dropped it)
+  kTcpBadMagic,             // garbage on the stream: BAD_REQUEST, then closed
+  kTcpBadClass,             // class out of range: BAD_REQUEST, then closed
+  kTcpTooLarge,             // payload over --max-payload-bytes: BAD_REQUEST, then closed
+  kTcpPaused,               // times a connection's reading stopped at its in-flight limit
+  kTcpClosedSlowReader,     // replies backed up past the connection's backlog: closed
+  kTcpClosedError,          // a read or write failed (reset by the peer): closed
+  kTcpRepliesDiscarded,     // finished requests whose connection had closed: no one to tell
+  kCount
+};
+
+// "udp.datagrams", ...
+const char* net_counter_name(NetCounter counter);
+
+class NetCounters {
+ public:
+  void add(NetCounter c, uint64_t n = 1) { values_[static_cast<uint32_t>(c)].fetch_add(n, std::memory_order_relaxed); }
+  uint64_t get(NetCounter c) const { return values_[static_cast<uint32_t>(c)].load(std::memory_order_relaxed); }
+  // {"udp": {"datagrams": N, ...}, "tcp": {...}}
+  nlohmann::json to_json() const;
+
+ private:
+  std::array<std::atomic<uint64_t>, static_cast<uint32_t>(NetCounter::kCount)> values_{};
+};
+
+}  // namespace quanta

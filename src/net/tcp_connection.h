@@ -1,0 +1,51 @@
+// One TCP connection of the front end, as the dispatcher's thread keeps it: the bytes read
+// but not yet framed, the replies waiting for their turn, and the bytes not yet written.
+// Every buffer has a fixed bound: the read buffer holds one largest request, the reorder
+// window one slot per request the connection may have in flight, and the write backlog a
+// byte limit past which the client is judged not to read and the connection is closed.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "runtime/request.h"
+
+namespace quanta {
+
+// A reply waiting in a connection's reorder window: a finished request (OK), or an answer
+// the front end gave itself (OVERLOADED, BAD_REQUEST) that still must keep its place.
+struct PendingReply {
+  bool ready = false;
+  uint16_t kind = 0;
+  uint64_t request_id = 0;
+  Request* request = nullptr;  // OK replies: the record, released once its bytes are copied out
+};
+
+struct TcpConnection {
+  int fd = -1;
+  uint32_t generation = 0;      // changes when the slot is reused: late completions are told apart
+  // Framing.
+  std::vector<unsigned char> in;  // capacity: one header + the largest payload
+  uint32_t in_len = 0;
+  // Ordering: request k of the connection gets sequence k; its reply waits in window[k % size]
+  // until every earlier one has been written out.
+  std::vector<PendingReply> window;
+  uint64_t next_sequence = 0;   // the next request's
+  uint64_t next_reply = 0;      // the next reply to go out
+  // Writing.
+  std::vector<unsigned char> out;
+  std::size_t out_sent = 0;     // bytes of `out` already written
+  bool on_dirty_list = false;   // has unwritten bytes and is on the front end's list to retry
+  bool on_runnable_list = false;  // has bytes to frame without waiting for the socket
+  // State.
+  bool open = false;
+  bool paused = false;          // at the in-flight limit: not reading
+  bool read_closed = false;     // the client sent EOF: answer what came, then close
+  bool closing = false;         // sent BAD_REQUEST for garbage: write out what is due, then close
+  bool stopped_mid_request = false;  // the stream ended inside a request (counted as such)
+
+  uint64_t in_flight() const { return next_sequence - next_reply; }
+  std::size_t backlog_bytes() const { return out.size() - out_sent; }
+};
+
+}  // namespace quanta

@@ -1,0 +1,412 @@
+#include "net/tcp_front_end.h"
+
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/epoll.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <stdexcept>
+
+#include "core/tsc.h"
+#include "net/request_framing.h"
+#include "quanta/wire.h"
+
+namespace quanta {
+namespace {
+
+constexpr uint64_t kListenerTag = UINT64_MAX;  // epoll data of the listening socket
+constexpr int kEventsPerPoll = 64;
+
+void watch(int epoll_fd, int fd, uint32_t slot, uint32_t events, int op) {
+  epoll_event e{};
+  e.events = events;
+  e.data.u64 = slot;
+  epoll_ctl(epoll_fd, op, fd, &e);
+}
+
+}  // namespace
+
+TcpFrontEnd::TcpFrontEnd(const ListenAddress& address, const FrontEndLimits& limits, const TcpLimits& tcp,
+                         NetCounters& counters)
+    : limits_(limits),
+      tcp_(tcp),
+      counters_(counters),
+      pool_(limits.max_in_flight, limits.max_payload_bytes, limits.max_response_bytes),
+      tickets_(limits.max_in_flight),
+      finished_(limits.max_in_flight),
+      connections_(tcp.max_connections) {
+  listen_fd_ = bind_listen_socket(address, 128);
+  bound_ = bound_address(listen_fd_);
+  epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
+  if (epoll_fd_ < 0) {
+    ::close(listen_fd_);
+    throw std::runtime_error(std::string("cannot create an epoll instance: ") + std::strerror(errno));
+  }
+  epoll_event e{};
+  e.events = EPOLLIN;
+  e.data.u64 = kListenerTag;
+  epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, listen_fd_, &e);
+  for (uint32_t i = tcp.max_connections; i > 0; --i) free_slots_.push_back(i - 1);
+  dirty_.reserve(tcp.max_connections);
+  runnable_.reserve(tcp.max_connections);
+  scratch_.reserve(tcp.max_connections);
+}
+
+TcpFrontEnd::~TcpFrontEnd() {
+  for (TcpConnection& c : connections_) {
+    if (c.open) ::close(c.fd);
+  }
+  if (epoll_fd_ >= 0) ::close(epoll_fd_);
+  if (listen_fd_ >= 0) ::close(listen_fd_);
+}
+
+uint32_t TcpFrontEnd::poll(uint64_t, Request** out, uint32_t max) {
+  drain_completions();
+  if (!dirty_.empty()) {
+    scratch_.swap(dirty_);
+    for (uint32_t slot : scratch_) {
+      connections_[slot].on_dirty_list = false;
+      if (connections_[slot].open) write_out(slot);
+    }
+    scratch_.clear();
+  }
+  // Stopping: no new connection, no new request; what is in flight is still answered.
+  if (closed_.load(std::memory_order_relaxed)) {
+    if (listen_fd_ >= 0) {
+      // Closed rather than left unread, so that a client trying to connect now is refused
+      // instead of waiting in the backlog for a server that will not accept it.
+      ::close(listen_fd_);
+      listen_fd_ = -1;
+    }
+    return 0;
+  }
+  uint32_t n = 0;
+  if (!runnable_.empty()) {
+    scratch_.swap(runnable_);
+    for (uint32_t slot : scratch_) {
+      connections_[slot].on_runnable_list = false;
+      if (connections_[slot].open) frame(slot, out, max, n);
+    }
+    scratch_.clear();
+  }
+  epoll_event events[kEventsPerPoll];
+  const int ready = epoll_wait(epoll_fd_, events, kEventsPerPoll, 0);
+  for (int i = 0; i < ready; ++i) {
+    if (events[i].data.u64 == kListenerTag) {
+      accept_new();
+      continue;
+    }
+    const auto slot = static_cast<uint32_t>(events[i].data.u64);
+    if (!connections_[slot].open) continue;
+    if ((events[i].events & EPOLLERR) != 0) {
+      counters_.add(NetCounter::kTcpClosedError);
+      close_connection(slot);
+      continue;
+    }
+    read_and_frame(slot, out, max, n);
+  }
+  return n;
+}
+
+void TcpFrontEnd::accept_new() {
+  for (;;) {
+    const int fd = accept4(listen_fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd < 0) return;  // nothing more to accept (or a transient error: the next poll retries)
+    if (free_slots_.empty()) {
+      counters_.add(NetCounter::kTcpRefusedOverLimit);
+      ::close(fd);
+      continue;
+    }
+    const uint32_t slot = free_slots_.back();
+    free_slots_.pop_back();
+    TcpConnection& c = connections_[slot];
+    const int on = 1;
+    // Replies are small and each is complete when written: do not hold them back.
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof on);
+    c.fd = fd;
+    c.in.assign(QUANTA_WIRE_REQUEST_HEADER + limits_.max_payload_bytes, 0);
+    c.in_len = 0;
+    c.window.assign(tcp_.max_in_flight_per_connection, PendingReply{});
+    c.next_sequence = c.next_reply = 0;
+    c.out.clear();
+    c.out_sent = 0;
+    c.open = true;
+    c.paused = c.read_closed = c.closing = c.stopped_mid_request = false;
+    ++open_count_;
+    counters_.add(NetCounter::kTcpConnections);
+    watch(epoll_fd_, fd, slot, EPOLLIN, EPOLL_CTL_ADD);
+  }
+}
+
+void TcpFrontEnd::read_and_frame(uint32_t slot, Request** out, uint32_t max, uint32_t& n) {
+  TcpConnection& c = connections_[slot];
+  if (c.paused || c.closing || c.read_closed) return;
+  const std::size_t space = c.in.size() - c.in_len;
+  if (space > 0) {
+    const ssize_t got = recv(c.fd, c.in.data() + c.in_len, space, MSG_DONTWAIT);
+    if (got > 0) {
+      c.in_len += static_cast<uint32_t>(got);
+    } else if (got == 0) {
+      // The client will send no more: answer what it sent, then close. Level-triggered
+      // epoll would report the end again at every poll, so stop watching.
+      c.read_closed = true;
+      watch(epoll_fd_, c.fd, slot, 0, EPOLL_CTL_MOD);
+    } else if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+      counters_.add(NetCounter::kTcpClosedError);
+      close_connection(slot);
+      return;
+    }
+  }
+  frame(slot, out, max, n);
+  maybe_finish(slot);
+}
+
+void TcpFrontEnd::frame(uint32_t slot, Request** out, uint32_t max, uint32_t& n) {
+  TcpConnection& c = connections_[slot];
+  bool incomplete = false;
+  while (c.open && !c.closing) {
+    if (c.in_flight() >= tcp_.max_in_flight_per_connection) {
+      // Backpressure: stop reading until replies go out (advance() resumes).
+      if (!c.paused && !c.read_closed) {
+        c.paused = true;
+        counters_.add(NetCounter::kTcpPaused);
+        watch(epoll_fd_, c.fd, slot, 0, EPOLL_CTL_MOD);
+      }
+      return;
+    }
+    if (n >= max) {
+      // The dispatcher's batch is full: frame the rest at the next poll.
+      if (c.in_len > 0 && !c.on_runnable_list) {
+        c.on_runnable_list = true;
+        runnable_.push_back(slot);
+      }
+      return;
+    }
+    const Frame frame = frame_request(c.in.data(), c.in_len, limits_.max_payload_bytes, limits_.class_count);
+    const quanta_wire_request& header = frame.header;
+    if (frame.verdict == FrameVerdict::kNeedMore) {
+      incomplete = c.in_len > 0;
+      break;
+    }
+    if (frame.verdict == FrameVerdict::kBadMagic) {
+      // Not this protocol: nothing after it can be framed. Answer, then close.
+      counters_.add(NetCounter::kTcpBadMagic);
+      c.closing = true;
+      watch(epoll_fd_, c.fd, slot, 0, EPOLL_CTL_MOD);
+      answer_now(slot, QUANTA_WIRE_BAD_REQUEST, 0);
+      return;
+    }
+    if (frame.verdict == FrameVerdict::kTooLarge) {
+      // Reading past it would mean buffering more than the limit: answer, then close.
+      counters_.add(NetCounter::kTcpTooLarge);
+      c.closing = true;
+      watch(epoll_fd_, c.fd, slot, 0, EPOLL_CTL_MOD);
+      answer_now(slot, QUANTA_WIRE_BAD_REQUEST, header.request_id);
+      return;
+    }
+    const uint32_t total = frame.bytes;
+    if (frame.verdict == FrameVerdict::kBadClass) {
+      // The stream is still framed: answer this one and go on.
+      counters_.add(NetCounter::kTcpBadClass);
+      answer_now(slot, QUANTA_WIRE_BAD_REQUEST, header.request_id);
+    } else if (Request* r = pool_.acquire(); r == nullptr) {
+      counters_.add(NetCounter::kTcpOverloaded);
+      answer_now(slot, QUANTA_WIRE_OVERLOADED, header.request_id);
+    } else {
+      r->id = header.request_id;
+      r->cookie = header.request_id;
+      r->class_index = header.class_index;
+      r->flags = kRequestMeasured;
+      r->sink = this;
+      r->payload_len = header.payload_len;
+      if (header.payload_len > 0) std::memcpy(r->payload, c.in.data() + QUANTA_WIRE_REQUEST_HEADER, header.payload_len);
+      tickets_[r->pool_index] = Ticket{slot, c.generation, take_sequence(c)};
+      r->arrival_tsc = read_tsc();
+      counters_.add(NetCounter::kTcpRequests);
+      out[n++] = r;
+    }
+    if (!c.open) return;  // answering closed it (the client stopped reading)
+    std::memmove(c.in.data(), c.in.data() + total, c.in_len - total);
+    c.in_len -= total;
+  }
+  if (c.open && c.read_closed && incomplete) {
+    // The client ended the stream inside a request: that request can never be complete.
+    counters_.add(NetCounter::kTcpPeerStoppedMidRequest);
+    c.stopped_mid_request = true;
+    c.in_len = 0;
+  }
+}
+
+uint64_t TcpFrontEnd::take_sequence(TcpConnection& c) {
+  const uint64_t sequence = c.next_sequence++;
+  c.window[sequence % c.window.size()] = PendingReply{};
+  return sequence;
+}
+
+void TcpFrontEnd::answer_now(uint32_t slot, uint16_t kind, uint64_t request_id) {
+  TcpConnection& c = connections_[slot];
+  const uint64_t sequence = take_sequence(c);
+  c.window[sequence % c.window.size()] = PendingReply{true, kind, request_id, nullptr};
+  advance(slot);
+}
+
+void TcpFrontEnd::complete(Request& request) {
+  // The queue holds the whole pool and each record is in it at most once: never full.
+  finished_.try_push(&request);
+}
+
+void TcpFrontEnd::reject(Request& request, RejectReason) {
+  counters_.add(NetCounter::kTcpOverloaded);
+  place_completion(request, QUANTA_WIRE_OVERLOADED);
+}
+
+void TcpFrontEnd::drain_completions() {
+  Request* r = nullptr;
+  while (finished_.try_pop(r)) place_completion(*r, QUANTA_WIRE_OK);
+}
+
+void TcpFrontEnd::place_completion(Request& request, uint16_t kind) {
+  const Ticket ticket = tickets_[request.pool_index];
+  TcpConnection& c = connections_[ticket.slot];
+  if (!c.open || c.generation != ticket.generation) {
+    counters_.add(NetCounter::kTcpRepliesDiscarded);
+    pool_.release(request);
+    return;
+  }
+  PendingReply& p = c.window[ticket.sequence % c.window.size()];
+  p = PendingReply{true, kind, request.cookie, nullptr};
+  if (kind == QUANTA_WIRE_OK) {
+    p.request = &request;
+  } else {
+    pool_.release(request);
+  }
+  advance(ticket.slot);
+}
+
+void TcpFrontEnd::advance(uint32_t slot) {
+  TcpConnection& c = connections_[slot];
+  while (c.next_reply < c.next_sequence) {
+    PendingReply& p = c.window[c.next_reply % c.window.size()];
+    if (!p.ready) break;
+    quanta_wire_reply reply{};
+    reply.kind = p.kind;
+    reply.request_id = p.request_id;
+    if (p.request != nullptr) {
+      reply.response_len = p.request->response_len;
+      reply.value = p.request->value;
+      reply.status = p.request->status;
+    }
+    unsigned char header[QUANTA_WIRE_REPLY_HEADER];
+    quanta_wire_encode_reply(header, &reply);
+    c.out.insert(c.out.end(), header, header + sizeof header);
+    if (p.request != nullptr) {
+      const auto* bytes = reinterpret_cast<const unsigned char*>(p.request->response);
+      c.out.insert(c.out.end(), bytes, bytes + p.request->response_len);
+      pool_.release(*p.request);
+      counters_.add(NetCounter::kTcpRepliesOk);
+    }
+    p = PendingReply{};
+    ++c.next_reply;
+  }
+  if (c.backlog_bytes() > tcp_.max_backlog_bytes) {
+    // The client does not read its replies: keeping them would grow without bound.
+    counters_.add(NetCounter::kTcpClosedSlowReader);
+    close_connection(slot);
+    return;
+  }
+  write_out(slot);
+  if (!c.open) return;
+  if (c.paused && c.in_flight() < tcp_.max_in_flight_per_connection) {
+    c.paused = false;
+    watch(epoll_fd_, c.fd, slot, EPOLLIN, EPOLL_CTL_MOD);
+    // Requests may already wait in the buffer, with nothing new to wake epoll.
+    if (c.in_len > 0 && !c.on_runnable_list) {
+      c.on_runnable_list = true;
+      runnable_.push_back(slot);
+    }
+  }
+  maybe_finish(slot);
+}
+
+void TcpFrontEnd::write_out(uint32_t slot) {
+  TcpConnection& c = connections_[slot];
+  while (c.backlog_bytes() > 0) {
+    const ssize_t sent = send(c.fd, c.out.data() + c.out_sent, c.backlog_bytes(), MSG_DONTWAIT | MSG_NOSIGNAL);
+    if (sent > 0) {
+      c.out_sent += static_cast<std::size_t>(sent);
+      continue;
+    }
+    if (sent < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
+      if (!c.on_dirty_list) {
+        c.on_dirty_list = true;
+        dirty_.push_back(slot);
+      }
+      break;
+    }
+    counters_.add(NetCounter::kTcpClosedError);
+    close_connection(slot);
+    return;
+  }
+  if (c.out_sent == c.out.size()) {
+    c.out.clear();
+    c.out_sent = 0;
+  } else if (c.out_sent > c.out.size() / 2) {
+    c.out.erase(c.out.begin(), c.out.begin() + static_cast<std::ptrdiff_t>(c.out_sent));
+    c.out_sent = 0;
+  }
+  maybe_finish(slot);
+}
+
+void TcpFrontEnd::maybe_finish(uint32_t slot) {
+  TcpConnection& c = connections_[slot];
+  if (!c.open || !(c.read_closed || c.closing) || c.in_flight() > 0 || c.backlog_bytes() > 0) return;
+  // A client that ended its stream between requests: the ordinary way to leave.
+  if (c.read_closed && !c.closing && !c.stopped_mid_request) counters_.add(NetCounter::kTcpClosedByPeer);
+  close_connection(slot);
+}
+
+void TcpFrontEnd::close_connection(uint32_t slot) {
+  TcpConnection& c = connections_[slot];
+  if (!c.open) return;
+  ::close(c.fd);  // also leaves the epoll set
+  for (PendingReply& p : c.window) {
+    if (p.request != nullptr) pool_.release(*p.request);
+    p = PendingReply{};
+  }
+  // Its requests still in the runtime find a new generation and are discarded.
+  ++c.generation;
+  c.fd = -1;
+  c.open = false;
+  c.in_len = 0;
+  c.out.clear();
+  c.out_sent = 0;
+  c.next_sequence = c.next_reply = 0;
+  --open_count_;
+  free_slots_.push_back(slot);
+}
+
+void TcpFrontEnd::flush_after_stop(int wait_ms) {
+  drain_completions();
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(wait_ms);
+  for (;;) {
+    std::vector<pollfd> waiting;
+    for (uint32_t slot = 0; slot < connections_.size(); ++slot) {
+      TcpConnection& c = connections_[slot];
+      if (!c.open) continue;
+      write_out(slot);
+      if (c.open && c.backlog_bytes() > 0) waiting.push_back({c.fd, POLLOUT, 0});
+    }
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (waiting.empty() || left.count() <= 0) break;
+    ::poll(waiting.data(), waiting.size(), static_cast<int>(left.count()));
+  }
+  for (uint32_t slot = 0; slot < connections_.size(); ++slot) close_connection(slot);
+  dirty_.clear();
+  runnable_.clear();
+}
+
+}  // namespace quanta

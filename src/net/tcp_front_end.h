@@ -1,0 +1,116 @@
+// The TCP front end of `quanta serve`: a listening socket and its connections, each a
+// stream of wire-protocol requests (quanta/wire.h) whose replies go back in request order.
+//
+// Everything happens on the dispatcher's thread in poll(), which never waits: an
+// epoll_wait with a zero timeout says which sockets can be read (or accepted), each
+// readable connection is read once into its bounded buffer and framed, and the replies
+// that are due are written.
+//
+// Who writes the replies: the dispatcher. The workers that finish requests push them to
+// one multi-producer queue (the record's pointer; it always has room, since it holds the
+// whole pool), and poll() puts each in its connection's reorder window and writes out the
+// run of replies that is in order. Writing from the workers would need a lock per
+// connection (or a hand-off between workers) to keep the order and to share the write
+// backlog, and a worker blocked on a socket would hold back its other requests; from the
+// dispatcher each connection has exactly one thread, and ordering is a window lookup.
+// The cost is the dispatcher's time on send(), which is what to measure against the UDP
+// front end, whose workers send (docs/network.md).
+//
+// Backpressure, per connection: at most max_in_flight_per_connection requests between
+// framing and reply; at the limit the connection is not read (its kernel buffer, then the
+// client's window, fill) until replies go out. Replies that the client does not read
+// accumulate in its write backlog up to max_backlog_bytes; past that the connection is
+// closed. Past max_connections a new connection is accepted and closed at once. Every
+// such event is counted (net_counters.h).
+#pragma once
+
+#include <sys/socket.h>
+
+#include <atomic>
+#include <cstdint>
+#include <vector>
+
+#include "net/listen_address.h"
+#include "net/net_counters.h"
+#include "net/tcp_connection.h"
+#include "net/udp_front_end.h"
+#include "runtime/mpmc_queue.h"
+#include "runtime/request_pool.h"
+#include "runtime/source.h"
+
+namespace quanta {
+
+struct TcpLimits {
+  uint32_t max_connections = 256;
+  uint32_t max_in_flight_per_connection = 64;
+  uint32_t max_backlog_bytes = 1u << 20;  // unwritten reply bytes per connection before it is closed
+};
+
+class TcpFrontEnd final : public Source, public Sink {
+ public:
+  // Binds and listens (std::runtime_error naming the address if it cannot).
+  TcpFrontEnd(const ListenAddress& address, const FrontEndLimits& limits, const TcpLimits& tcp, NetCounters& counters);
+  ~TcpFrontEnd() override;
+  TcpFrontEnd(const TcpFrontEnd&) = delete;
+  TcpFrontEnd& operator=(const TcpFrontEnd&) = delete;
+
+  const sockaddr_storage& address() const { return bound_; }
+
+  // Source (the dispatcher's thread).
+  uint32_t poll(uint64_t now_tsc, Request** out, uint32_t max) override;
+  bool exhausted() const override { return closed_.load(std::memory_order_acquire); }
+  void close() override { closed_.store(true, std::memory_order_release); }
+  // Sink: complete() on a worker (queued for the dispatcher), reject() on the dispatcher.
+  void complete(Request& request) override;
+  void reject(Request& request, RejectReason why) override;
+
+  // After the runtime has stopped (no other thread touches this front end any more): puts
+  // the last completions in place and writes every connection's due replies, waiting for a
+  // slow client up to `wait_ms` in all, then closes the connections.
+  void flush_after_stop(int wait_ms = 2000);
+
+  uint32_t open_connections() const { return open_count_; }
+
+ private:
+  // Where a record's reply goes, by pool_index (written when framed, read on the dispatcher).
+  struct Ticket {
+    uint32_t slot = 0;
+    uint32_t generation = 0;
+    uint64_t sequence = 0;
+  };
+
+  void accept_new();
+  void read_and_frame(uint32_t slot, Request** out, uint32_t max, uint32_t& n);
+  void frame(uint32_t slot, Request** out, uint32_t max, uint32_t& n);
+  // Gives a request of connection `slot` its sequence number and window slot, for a reply
+  // the front end answers itself (request == nullptr) or one the runtime will finish.
+  uint64_t take_sequence(TcpConnection& c);
+  void answer_now(uint32_t slot, uint16_t kind, uint64_t request_id);
+  void place_completion(Request& request, uint16_t kind);
+  void drain_completions();
+  // Moves the replies now in order to the write buffer, writes, and closes or resumes the
+  // connection as its state says.
+  void advance(uint32_t slot);
+  void write_out(uint32_t slot);
+  void close_connection(uint32_t slot);
+  void maybe_finish(uint32_t slot);
+
+  int listen_fd_ = -1;
+  int epoll_fd_ = -1;
+  sockaddr_storage bound_{};
+  FrontEndLimits limits_;
+  TcpLimits tcp_;
+  NetCounters& counters_;
+  RequestPool pool_;
+  std::vector<Ticket> tickets_;
+  MpmcQueue<Request*> finished_;        // workers -> dispatcher
+  std::vector<TcpConnection> connections_;
+  std::vector<uint32_t> free_slots_;
+  std::vector<uint32_t> dirty_;         // connections with unwritten bytes
+  std::vector<uint32_t> runnable_;      // connections with framable bytes and room
+  std::vector<uint32_t> scratch_;       // the list being worked through (kept: no allocation per poll)
+  uint32_t open_count_ = 0;
+  std::atomic<bool> closed_{false};
+};
+
+}  // namespace quanta

@@ -1,0 +1,93 @@
+// The UDP front end of `quanta serve`: one socket, one request per datagram in the wire
+// protocol (quanta/wire.h), as a Source the dispatcher polls and the Sink of the requests
+// it makes.
+//
+// poll() runs on the dispatcher's thread and never blocks: one recvmmsg takes up to a
+// batch of datagrams that are already queued, each is checked, copied into a record of
+// this front end's pool and handed to the dispatcher. A datagram that is not a good
+// request is answered BAD_REQUEST at once (an empty one is dropped: there is nothing to
+// answer) and counted by its reason; when every record is in use the request is answered
+// OVERLOADED. So the pool is the only per-request memory and bounds what is in flight.
+//
+// The worker that finishes a request sends its reply itself (complete()): sendmsg on one
+// UDP socket from several threads is safe, a datagram goes out whole, and this keeps the
+// dispatcher's core for receiving and dispatching. Whether the dispatcher should send
+// instead (fewer threads touching the socket) is one of the things to measure
+// (docs/network.md).
+#pragma once
+
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include <atomic>
+#include <cstdint>
+#include <vector>
+
+#include "net/listen_address.h"
+#include "net/net_counters.h"
+#include "runtime/request_pool.h"
+#include "runtime/source.h"
+
+namespace quanta {
+
+struct FrontEndLimits {
+  uint32_t max_in_flight = 4096;      // request records: requests between arrival and reply
+  uint32_t max_payload_bytes = 1024;  // larger requests are answered BAD_REQUEST
+  uint32_t max_response_bytes = 1024;
+  uint32_t class_count = 1;           // class indexes the app serves
+};
+
+class UdpFrontEnd final : public Source, public Sink {
+ public:
+  // Binds the socket (std::runtime_error naming the address if it cannot).
+  UdpFrontEnd(const ListenAddress& address, const FrontEndLimits& limits, NetCounters& counters);
+  ~UdpFrontEnd() override;
+  UdpFrontEnd(const UdpFrontEnd&) = delete;
+  UdpFrontEnd& operator=(const UdpFrontEnd&) = delete;
+
+  // The address as bound (with the kernel's port when 0 was asked for).
+  const sockaddr_storage& address() const { return bound_; }
+
+  // Source (the dispatcher's thread).
+  uint32_t poll(uint64_t now_tsc, Request** out, uint32_t max) override;
+  bool exhausted() const override { return closed_.load(std::memory_order_acquire); }
+  void close() override { closed_.store(true, std::memory_order_release); }
+  // Sink: complete() on the finishing worker, reject() on the dispatcher.
+  void complete(Request& request) override;
+  void reject(Request& request, RejectReason why) override;
+
+ private:
+  static constexpr uint32_t kBatch = 32;  // datagrams per recvmmsg
+
+  // Adds the drops the kernel reports in a received message's control data.
+  void note_kernel_drops(msghdr& header);
+  // Turns one received datagram into a request, or answers it. Returns the request or nullptr.
+  Request* admit(uint32_t slot);
+  // False (and counted) when the kernel would not take it.
+  bool send_reply(const sockaddr_storage& to, socklen_t to_len, uint16_t kind, uint64_t request_id, const Request* done);
+
+  int fd_ = -1;
+  sockaddr_storage bound_{};
+  FrontEndLimits limits_;
+  NetCounters& counters_;
+  RequestPool pool_;
+  // Each record's client, by pool_index: written on the dispatcher before the request is
+  // handed over, read by the worker that finishes it (the hand-over orders the two).
+  std::vector<sockaddr_storage> client_;
+  std::vector<socklen_t> client_len_;
+  // The batch's receive buffers: one header and the largest payload, plus one byte so
+  // that a larger datagram shows as too large rather than as cut to size.
+  uint32_t buffer_bytes_;
+  std::vector<unsigned char> buffers_;
+  std::vector<sockaddr_storage> from_;
+  std::vector<iovec> iov_;
+  std::vector<mmsghdr> messages_;
+  // Room for each message's control data: the kernel's count of datagrams it dropped on
+  // this socket because the receive buffer was full (SO_RXQ_OVFL).
+  static constexpr std::size_t kControlBytes = 64;
+  std::vector<unsigned char> control_;
+  uint32_t kernel_drops_seen_ = 0;
+  std::atomic<bool> closed_{false};
+};
+
+}  // namespace quanta

@@ -1,0 +1,524 @@
+"""`quanta serve` over loopback: round trips through every dispatch policy, reply order on
+TCP, every bad input counted by its reason, and the graceful stop. Counts and ordering
+only, never timings. Each server listens on port 0 and the test reads the bound ports
+from its stderr."""
+import json
+import os
+import queue
+import signal
+import socket
+import struct
+import subprocess
+import threading
+from pathlib import Path
+
+import pytest
+
+from conftest import BUILD_DIR
+
+REQUEST = struct.Struct("<HHIQ")       # magic, class, payload_len, request_id
+REPLY = struct.Struct("<HHIQQiI")      # magic, kind, response_len, request_id, value, status, reserved
+REQUEST_MAGIC, REPLY_MAGIC = 0x5131, 0x5231
+OK, OVERLOADED, BAD_REQUEST = 0, 1, 2
+DISPATCH_POLICIES = ["jsq-msq", "central", "jbsq:2", "steal"]
+
+
+def echo_app():
+    # tests/CMakeLists.txt builds it beside the tests of this build.
+    path = BUILD_DIR / "tests" / "apps" / "echo.so"
+    if not path.exists():
+        pytest.fail(f"{path} does not exist: build first")
+    return str(path)
+
+
+def request(request_id, payload=b"", class_index=0):
+    return REQUEST.pack(REQUEST_MAGIC, class_index, len(payload), request_id) + payload
+
+
+def parse_reply(data):
+    magic, kind, response_len, request_id, value, status, _ = REPLY.unpack_from(data)
+    assert magic == REPLY_MAGIC
+    return {"kind": kind, "id": request_id, "value": value, "status": status,
+            "response": data[REPLY.size:REPLY.size + response_len], "response_len": response_len}
+
+
+class Server:
+    """A `quanta serve` process; stderr is read by a thread so that it never blocks."""
+
+    def __init__(self, quanta_bin, tmp_path, *args, listen=("udp://127.0.0.1:0", "tcp://127.0.0.1:0"), fmt="json"):
+        command = [quanta_bin, "serve", "--format", fmt, *args]
+        self.fmt = fmt
+        for address in listen:
+            command += ["--listen", address]
+        self.stdout_path = tmp_path / f"serve-{id(self)}.json"
+        self.stdout = open(self.stdout_path, "w")
+        self.proc = subprocess.Popen(command, stdout=self.stdout, stderr=subprocess.PIPE, text=True)
+        self.lines = queue.Queue()
+        self.stderr = []
+        threading.Thread(target=self._read_stderr, daemon=True).start()
+        self.address = {}
+        while len(self.address) < len(listen):
+            line = self.lines.get(timeout=60)
+            if line is None:
+                raise AssertionError(f"quanta serve exited: {''.join(self.stderr)}")
+            if "listening on " in line:
+                url = line.strip().split("listening on ")[1]
+                transport, host_port = url.split("://")
+                host, port = host_port.rsplit(":", 1)
+                self.address[transport] = (host, int(port))
+
+    def _read_stderr(self):
+        for line in self.proc.stderr:
+            self.stderr.append(line)
+            self.lines.put(line)
+        self.lines.put(None)
+
+    def snapshot(self):
+        """The network counters, as SIGUSR1 prints them."""
+        self.proc.send_signal(signal.SIGUSR1)
+        while True:
+            line = self.lines.get(timeout=60)
+            assert line is not None, "quanta serve exited"
+            if line.startswith("{"):
+                return json.loads(line)["network"]
+
+    def stop(self, sig=signal.SIGTERM):
+        self.proc.send_signal(sig)
+        code = self.proc.wait(timeout=120)
+        self.stdout.close()
+        assert code == 0, f"quanta serve exited {code}: {''.join(self.stderr)}"
+        text = self.stdout_path.read_text()
+        return json.loads(text) if self.fmt == "json" else text
+
+    def kill(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        self.stdout.close()
+
+
+@pytest.fixture
+def serve(quanta_bin, tmp_path):
+    servers = []
+
+    def start(*args, **kwargs):
+        server = Server(quanta_bin, tmp_path, *args, **kwargs)
+        servers.append(server)
+        return server
+
+    yield start
+    for server in servers:
+        server.kill()
+
+
+def udp_client(server):
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.settimeout(30)
+    s.connect(server.address["udp"])
+    return s
+
+
+def tcp_client(server):
+    s = socket.create_connection(server.address["tcp"], timeout=30)
+    return s
+
+
+def udp_round_trips(sock, payloads, window=16, class_index=0):
+    """Sends the payloads with at most `window` unanswered at a time (so loopback buffers
+    never overflow); returns the replies by id."""
+    replies = {}
+    sent = 0
+    while len(replies) < len(payloads):
+        while sent < len(payloads) and sent - len(replies) < window:
+            sock.send(request(sent, payloads[sent], class_index))
+            sent += 1
+        reply = parse_reply(sock.recv(65536))
+        assert reply["id"] not in replies
+        replies[reply["id"]] = reply
+    return replies
+
+
+def recv_exactly(sock, n):
+    data = b""
+    while len(data) < n:
+        chunk = sock.recv(n - len(data))
+        if not chunk:
+            raise AssertionError(f"connection closed after {len(data)} of {n} bytes")
+        data += chunk
+    return data
+
+
+def read_replies(sock, count):
+    replies = []
+    for _ in range(count):
+        header = recv_exactly(sock, REPLY.size)
+        response_len = REPLY.unpack(header)[2]
+        replies.append(parse_reply(header + recv_exactly(sock, response_len)))
+    return replies
+
+
+def closed_by_server(sock):
+    """True once the server has closed the connection (EOF or reset)."""
+    try:
+        while True:
+            if not sock.recv(65536):
+                return True
+    except ConnectionResetError:
+        return True
+
+
+@pytest.mark.parametrize("dispatch", DISPATCH_POLICIES)
+def test_udp_and_tcp_round_trips_through_every_dispatch_policy(serve, dispatch):
+    server = serve("--app", echo_app(), "--preempt", "none", "--dispatch", dispatch)
+    payloads = [os.urandom(i % 200) for i in range(300)]
+    udp = udp_client(server)
+    replies = udp_round_trips(udp, payloads)
+    for i, payload in enumerate(payloads):
+        assert replies[i]["kind"] == OK
+        assert replies[i]["response"] == payload
+        assert replies[i]["value"] == len(payload)
+    tcp = tcp_client(server)
+    tcp.sendall(b"".join(request(i, p) for i, p in enumerate(payloads)))
+    tcp_replies = read_replies(tcp, len(payloads))
+    assert [r["id"] for r in tcp_replies] == list(range(len(payloads)))
+    assert [r["response"] for r in tcp_replies] == payloads
+    tcp.close()
+    report = server.stop()
+    assert report["mode"] == "serve"
+    assert report["requests"]["completed"] == 2 * len(payloads)
+    assert set(report["classes"]) == {"echo", "spin_echo"}
+    net = report["network"]
+    assert net["udp"]["datagrams"] == net["udp"]["requests"] == net["udp"]["replies_ok"] == len(payloads)
+    assert net["tcp"]["requests"] == net["tcp"]["replies_ok"] == len(payloads)
+    assert net["tcp"]["connections"] == 1
+
+
+@pytest.mark.parametrize("dispatch", DISPATCH_POLICIES)
+def test_the_spin_app_serves_its_cycles_payload(serve, dispatch):
+    server = serve("--dispatch", dispatch, listen=("udp://127.0.0.1:0",))
+    cycles = [struct.pack("<Q", 1000 * (i % 5)) for i in range(100)]
+    replies = udp_round_trips(udp_client(server), cycles)
+    assert sorted(replies) == list(range(100))
+    assert all(r["kind"] == OK and r["status"] == 0 for r in replies.values())
+    report = server.stop()
+    assert report["requests"]["completed"] == 100
+    assert list(report["classes"]) == ["all"]
+
+
+@pytest.mark.parametrize("preempt, quantum_us", [("clock", 2), ("flag", 2), ("hybrid", 2), ("signal", 50),
+                                                ("none", 2)])
+def test_every_preemption_mechanism_serves_the_spin_app(serve, preempt, quantum_us):
+    # Requests of 0 to ~100 us of spinning: the longer ones are preempted (but for none).
+    server = serve("--preempt", preempt, "--quantum-us", str(quantum_us), listen=("tcp://127.0.0.1:0",))
+    conn = tcp_client(server)
+    count = 60
+    conn.sendall(b"".join(request(i, struct.pack("<Q", 100_000 * (i % 3))) for i in range(count)))
+    replies = read_replies(conn, count)
+    assert [(r["id"], r["kind"], r["status"]) for r in replies] == [(i, OK, 0) for i in range(count)]
+    report = server.stop()
+    assert report["config"]["preempt"] == preempt
+    assert report["requests"]["completed"] == count
+
+
+def test_tcp_replies_keep_request_order_when_requests_finish_out_of_order(serve):
+    # Two workers on a 2-CPU machine (oversubscribed: only ordering is checked here), and
+    # requests of very different lengths, so that later requests often finish first.
+    server = serve("--app", echo_app(), "--preempt", "none", "--workers", "2", "--oversubscribe",
+                   "--dispatch", "steal", "--max-in-flight-per-connection", "8")
+    connections = [tcp_client(server) for _ in range(3)]
+    count = 120
+    for k, conn in enumerate(connections):
+        batch = []
+        for i in range(count):
+            cycles = 2_000_000 if (i + k) % 7 == 0 else 0
+            batch.append(request(i, struct.pack("<Q", cycles) + bytes([k, i % 256]), class_index=1))
+        conn.sendall(b"".join(batch))
+    for k, conn in enumerate(connections):
+        replies = read_replies(conn, count)
+        assert [r["id"] for r in replies] == list(range(count))
+        assert all(r["response"][8:] == bytes([k, i % 256]) for i, r in enumerate(replies))
+    report = server.stop()
+    assert report["network"]["tcp"]["replies_ok"] == 3 * count
+    # 8 in flight at most per connection, 120 pipelined: reading had to stop and resume.
+    assert report["network"]["tcp"]["paused_at_in_flight_limit"] > 0
+
+
+def test_bad_datagrams_are_answered_or_dropped_and_counted_by_reason(serve):
+    server = serve("--app", echo_app(), "--preempt", "none", "--max-payload-bytes", "64",
+                   listen=("udp://127.0.0.1:0",))
+    udp = udp_client(server)
+    udp.send(b"")                                              # empty: dropped, no reply
+    udp.send(b"\x31\x51\x00")                                  # shorter than a header
+    assert parse_reply(udp.recv(100)) == {"kind": BAD_REQUEST, "id": 0, "value": 0, "status": 0,
+                                          "response": b"", "response_len": 0}
+    udp.send(b"GET / HTTP/1.0\r\n\r\n")                        # not this protocol
+    assert parse_reply(udp.recv(100))["kind"] == BAD_REQUEST
+    udp.send(request(7, b"x" * 65))                            # over --max-payload-bytes
+    assert parse_reply(udp.recv(100)) == {"kind": BAD_REQUEST, "id": 7, "value": 0, "status": 0,
+                                          "response": b"", "response_len": 0}
+    udp.send(request(8, b"abc", class_index=2))                # the app serves classes 0 and 1
+    assert parse_reply(udp.recv(100))["id"] == 8
+    udp.send(REQUEST.pack(REQUEST_MAGIC, 0, 10, 9) + b"abc")   # says 10 bytes, carries 3
+    assert parse_reply(udp.recv(100))["kind"] == BAD_REQUEST
+    udp.send(request(10, b"still served"))
+    good = parse_reply(udp.recv(100))
+    assert (good["kind"], good["id"], good["response"]) == (OK, 10, b"still served")
+    net = server.stop()["network"]["udp"]
+    assert net["datagrams"] == 7
+    assert (net["dropped_empty"], net["bad_truncated"], net["bad_magic"], net["bad_too_large"],
+            net["bad_class"], net["bad_length_mismatch"]) == (1, 1, 1, 1, 1, 1)
+    assert net["requests"] == net["replies_ok"] == 1
+
+
+def test_udp_sent_equals_answered_plus_overloaded(serve):
+    # Two request records and requests that spin: a burst finds them all in use.
+    server = serve("--app", echo_app(), "--preempt", "none", "--max-in-flight", "2", listen=("udp://127.0.0.1:0",))
+    udp = udp_client(server)
+    burst = 40
+    for i in range(burst):
+        udp.send(request(i, struct.pack("<Q", 5_000_000), class_index=1))
+    kinds = [parse_reply(udp.recv(100))["kind"] for _ in range(burst)]
+    assert kinds.count(OK) + kinds.count(OVERLOADED) == burst
+    assert kinds.count(OVERLOADED) > 0
+    net = server.stop()["network"]["udp"]
+    assert net["datagrams"] == burst
+    assert net["replies_ok"] == kinds.count(OK)
+    assert net["overloaded"] == kinds.count(OVERLOADED)
+
+
+def test_datagrams_the_kernel_dropped_are_counted_so_every_datagram_is_accounted_for(serve):
+    server = serve("--app", echo_app(), "--preempt", "none", listen=("udp://127.0.0.1:0",))
+    blaster = udp_client(server)
+    # Stopped, the server reads nothing: its receive buffer fills and the kernel drops the rest.
+    server.proc.send_signal(signal.SIGSTOP)
+    blast = 5000
+    for i in range(blast):
+        blaster.send(request(i, b"x" * 100))
+    server.proc.send_signal(signal.SIGCONT)
+    # Another socket, so that its reply cannot be lost behind the blast's replies: once it is
+    # answered, the server has read everything before it, and the kernel's drop count came
+    # with it.
+    sync = udp_client(server)
+    sync.send(request(blast, b"sync"))
+    assert parse_reply(sync.recv(100))["id"] == blast
+    net = server.stop()["network"]["udp"]
+    assert net["dropped_by_kernel"] > 0
+    assert net["datagrams"] + net["dropped_by_kernel"] == blast + 1
+
+
+@pytest.mark.parametrize("transport", ["udp", "tcp"])
+def test_requests_the_runtime_drops_are_answered_overloaded(serve, transport):
+    # A ring of 2 and one task slot: a burst of long requests overflows them, and --on-full
+    # drop has the runtime hand the rest back to the front end.
+    server = serve("--app", echo_app(), "--preempt", "none", "--on-full", "drop", "--ring-capacity", "2",
+                   "--task-slots", "1", "--dispatch", "jsq-msq", listen=(f"{transport}://127.0.0.1:0",))
+    burst = 30
+    batch = [request(i, struct.pack("<Q", 3_000_000), class_index=1) for i in range(burst)]
+    if transport == "udp":
+        sock = udp_client(server)
+        for datagram in batch:
+            sock.send(datagram)
+        replies = sorted((parse_reply(sock.recv(100)) for _ in range(burst)), key=lambda r: r["id"])
+    else:
+        sock = tcp_client(server)
+        sock.sendall(b"".join(batch))
+        replies = read_replies(sock, burst)
+    assert [r["id"] for r in replies] == list(range(burst))  # TCP: in order, dropped ones too
+    kinds = [r["kind"] for r in replies]
+    assert kinds.count(OVERLOADED) > 0 and kinds.count(OK) + kinds.count(OVERLOADED) == burst
+    report = server.stop()
+    assert report["requests"]["dropped"] == kinds.count(OVERLOADED)
+    assert report["requests"]["completed"] == kinds.count(OK)
+    assert report["network"][transport]["overloaded"] == kinds.count(OVERLOADED)
+
+
+def test_tcp_garbage_gets_bad_request_then_close_and_others_are_still_served(serve):
+    server = serve("--app", echo_app(), "--preempt", "none", listen=("tcp://127.0.0.1:0",))
+    bystander = tcp_client(server)
+    bad = tcp_client(server)
+    bad.sendall(request(1, b"fine") + b"this is not a request header")
+    replies = read_replies(bad, 2)
+    assert [(r["kind"], r["id"]) for r in replies] == [(OK, 1), (BAD_REQUEST, 0)]
+    assert closed_by_server(bad)
+    too_large = tcp_client(server)
+    too_large.sendall(REQUEST.pack(REQUEST_MAGIC, 0, 1 << 30, 5))
+    assert [(r["kind"], r["id"]) for r in read_replies(too_large, 1)] == [(BAD_REQUEST, 5)]
+    assert closed_by_server(too_large)
+    bystander.sendall(request(2, b"ok"))
+    assert read_replies(bystander, 1)[0]["response"] == b"ok"
+    net = server.stop()["network"]["tcp"]
+    assert net["bad_magic"] == 1 and net["bad_too_large"] == 1
+    assert net["connections"] == 3
+
+
+def test_tcp_client_that_stops_mid_request_is_counted(serve):
+    server = serve("--app", echo_app(), "--preempt", "none", listen=("tcp://127.0.0.1:0",))
+    conn = tcp_client(server)
+    conn.sendall(request(1, b"whole") + request(2, b"cut short")[:20])
+    conn.shutdown(socket.SHUT_WR)
+    replies = read_replies(conn, 1)
+    assert (replies[0]["id"], replies[0]["response"]) == (1, b"whole")
+    assert closed_by_server(conn)
+    polite = tcp_client(server)
+    polite.sendall(request(3, b"bye"))
+    polite.shutdown(socket.SHUT_WR)
+    assert read_replies(polite, 1)[0]["id"] == 3
+    assert closed_by_server(polite)
+    net = server.stop()["network"]["tcp"]
+    assert net["closed_mid_request"] == 1
+    assert net["closed_by_peer"] == 1
+
+
+def test_tcp_client_that_never_reads_is_closed_and_others_are_served(serve):
+    server = serve("--app", echo_app(), "--preempt", "none", "--max-backlog-bytes", "65536",
+                   listen=("tcp://127.0.0.1:0",))
+    reader = tcp_client(server)
+    silent = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    silent.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    silent.settimeout(30)
+    silent.connect(server.address["tcp"])
+    payload = b"x" * 1000
+    try:
+        for i in range(20000):  # 20 MB of replies: far past what the buffers and the backlog hold
+            silent.sendall(request(i, payload))
+    except (BrokenPipeError, ConnectionResetError):
+        pass  # the server closed it, as it should
+    reader.sendall(request(1, b"me too"))
+    assert read_replies(reader, 1)[0]["response"] == b"me too"
+    net = server.stop()["network"]["tcp"]
+    assert net["closed_slow_reader"] == 1
+
+
+def test_connections_over_the_limit_are_closed_and_counted(serve):
+    server = serve("--app", echo_app(), "--preempt", "none", "--max-connections", "2",
+                   listen=("tcp://127.0.0.1:0",))
+    first, second = tcp_client(server), tcp_client(server)
+    for conn in (first, second):  # a round trip each: both are accepted before the third comes
+        conn.sendall(request(1, b"hi"))
+        assert read_replies(conn, 1)[0]["kind"] == OK
+    third = tcp_client(server)
+    assert closed_by_server(third)
+    first.close()
+    # A slot is free again once the server has seen the first one go.
+    for _ in range(100):
+        fourth = tcp_client(server)
+        fourth.sendall(request(2, b"in"))
+        try:
+            if read_replies(fourth, 1)[0]["kind"] == OK:
+                break
+        except (AssertionError, ConnectionResetError):
+            continue
+    else:
+        raise AssertionError("no connection was accepted after one closed")
+    second.sendall(request(3, b"still here"))
+    assert read_replies(second, 1)[0]["response"] == b"still here"
+    net = server.stop()["network"]["tcp"]
+    assert net["refused_over_limit"] >= 1
+    assert net["connections"] == 3
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_graceful_stop_answers_every_acknowledged_request(serve, sig):
+    server = serve("--app", echo_app(), "--preempt", "none", "--max-in-flight-per-connection", "64")
+    tcp = tcp_client(server)
+    count = 50
+    # ~1 ms each: most are still queued when the signal comes.
+    tcp.sendall(b"".join(request(i, struct.pack("<Q", 3_000_000), class_index=1) for i in range(count)))
+    udp = udp_client(server)
+    udp.send(request(99, struct.pack("<Q", 3_000_000), class_index=1))
+    while True:  # until the server has taken all of them (its counters say so)
+        net = server.snapshot()
+        if net["tcp"]["requests"] == count and net["udp"]["requests"] == 1:
+            break
+    report = server.stop(sig)
+    replies = read_replies(tcp, count)
+    assert [r["id"] for r in replies] == list(range(count))
+    assert all(r["kind"] == OK for r in replies)
+    assert parse_reply(udp.recv(100))["id"] == 99
+    assert report["requests"]["completed"] == count + 1
+    assert report["network"]["tcp"]["replies_ok"] == count
+
+
+def test_text_output_ends_with_the_network_counters(serve):
+    server = serve("--app", echo_app(), "--preempt", "none", listen=("udp://127.0.0.1:0",), fmt="text")
+    udp = udp_client(server)
+    udp.send(b"")  # first: the replies to the others then say it was read (it gets none)
+    udp_round_trips(udp, [b"a", b"b", b"c"])
+    text = server.stop()
+    assert "class echo" in text
+    assert "\nnetwork\n" in text
+    assert "  udp:  datagrams 4  dropped_empty 1  replies_ok 3  requests 3\n" in text
+    assert "  tcp: nothing\n" in text
+
+
+def test_a_second_signal_ends_a_stop_that_waits_on_an_endless_request(serve):
+    server = serve(listen=("udp://127.0.0.1:0",))
+    udp = udp_client(server)
+    udp.send(request(1, struct.pack("<Q", 1 << 62)))  # the spin app: spin for ~50 years
+    while server.snapshot()["udp"]["requests"] != 1:
+        pass
+    server.proc.send_signal(signal.SIGTERM)
+    for line in iter(lambda: server.lines.get(timeout=60), None):  # the first one was taken
+        if "finishing the requests in flight" in line:
+            break
+    server.proc.send_signal(signal.SIGTERM)
+    assert server.proc.wait(timeout=60) == 1
+    assert any("second signal" in line for line in server.stderr)
+
+
+def test_a_stopping_server_refuses_new_connections(serve):
+    server = serve(listen=("tcp://127.0.0.1:0",))
+    conn = tcp_client(server)
+    conn.sendall(request(1, struct.pack("<Q", 1 << 62)))  # keeps the stop waiting
+    while server.snapshot()["tcp"]["requests"] != 1:
+        pass
+    server.proc.send_signal(signal.SIGTERM)
+    for line in iter(lambda: server.lines.get(timeout=60), None):
+        if "finishing the requests in flight" in line:
+            break
+    for _ in range(10000):  # until the dispatcher's next poll has closed the listening socket
+        try:
+            socket.create_connection(server.address["tcp"], timeout=30).close()
+        except ConnectionRefusedError:
+            break
+    else:
+        raise AssertionError("the stopping server still accepts connections")
+    server.proc.send_signal(signal.SIGTERM)
+    assert server.proc.wait(timeout=60) == 1
+
+
+def test_duration_ends_the_server_by_itself(quanta_bin, tmp_path):
+    proc = subprocess.run([quanta_bin, "serve", "--duration-s", "0.3", "--format", "json"],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    assert report["mode"] == "serve"
+    assert report["config"]["listen"][0].startswith("udp://127.0.0.1:")
+    assert report["network"]["udp"]["datagrams"] == 0
+
+
+@pytest.mark.parametrize("args, option", [
+    (["--listen", "http://127.0.0.1:80"], "--listen"),
+    (["--listen", "udp://localhost:9000"], "--listen"),
+    (["--listen", "tcp://127.0.0.1:65536"], "--listen"),
+    (["--listen", "tcp://127.0.0.1"], "--listen"),
+    (["--listen", "udp://[::1:9000"], "--listen"),
+    (["--dispatch", "nope"], "--dispatch"),
+    (["--local", "ps,fcfs"], "--local"),
+    (["--max-connections", "0"], "--max-connections"),
+    (["--max-in-flight-per-connection", "0"], "--max-in-flight-per-connection"),
+    (["--duration-s", "nan"], "--duration-s"),
+    (["--max-payload-bytes", "4"], "--max-payload-bytes"),
+])
+def test_bad_options_exit_2_naming_the_option(run_quanta, args, option):
+    proc = run_quanta("serve", *args)
+    assert proc.returncode == 2, proc.stderr
+    assert option in proc.stderr
+
+
+def test_a_port_in_use_is_a_clear_error(serve, run_quanta):
+    server = serve("--app", echo_app(), "--preempt", "none", listen=("tcp://127.0.0.1:0",))
+    host, port = server.address["tcp"]
+    proc = run_quanta("serve", "--listen", f"tcp://{host}:{port}", "--duration-s", "0.1")
+    assert proc.returncode == 1
+    assert f"cannot listen on tcp://{host}:{port}" in proc.stderr

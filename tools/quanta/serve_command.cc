@@ -1,0 +1,208 @@
+#include "serve_command.h"
+
+#include <signal.h>
+#include <time.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "app_choice.h"
+#include "core/tsc.h"
+#include "experiment/in_process_run.h"
+#include "experiment/report.h"
+#include "net/net_counters.h"
+#include "net/tcp_front_end.h"
+#include "net/udp_front_end.h"
+#include "run_command.h"
+#include "runtime/cpu_layout.h"
+#include "runtime/runtime.h"
+
+namespace quanta {
+namespace {
+
+// The signals the server acts on. They are blocked in every thread (the runtime's threads
+// inherit the mask from this one) and taken synchronously by the main thread with
+// sigtimedwait, so no handler runs in the middle of a worker's quantum and nothing but the
+// main thread ever sees them.
+sigset_t serve_signals() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGUSR1);
+  return set;
+}
+
+// The classes requests may name: the app's own, else one class for every request.
+Workload serve_workload(const AppChoice& apps, const quanta_app& app) {
+  if (app.class_count > 0) return apps.workload("", false);
+  return Workload::declared("serve", {{"all", 1.0, 0.0}});
+}
+
+// Waits for SIGINT/SIGTERM or the end of --duration-s; prints a snapshot of the network
+// counters on stderr at each SIGUSR1 meanwhile.
+void wait_for_stop(const ServeOptions& options, const NetCounters& counters) {
+  const sigset_t signals = serve_signals();
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point deadline =
+      options.duration_s
+          ? Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(*options.duration_s))
+          : Clock::time_point::max();
+  for (;;) {
+    const Clock::time_point now = Clock::now();
+    if (now >= deadline) return;
+    // Wake at least every 100 ms so that the deadline is kept without a timer.
+    const auto left = std::chrono::duration_cast<std::chrono::nanoseconds>(
+        std::min<Clock::duration>(deadline - now, std::chrono::milliseconds(100)));
+    const timespec wait{0, static_cast<long>(left.count())};
+    const int sig = sigtimedwait(&signals, nullptr, &wait);
+    if (sig == SIGINT || sig == SIGTERM) {
+      std::fprintf(stderr, "quanta serve: %s: finishing the requests in flight\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
+      return;
+    }
+    if (sig == SIGUSR1) {
+      const nlohmann::json snapshot{{"network", counters.to_json()}};
+      std::fprintf(stderr, "%s\n", snapshot.dump().c_str());
+    }
+  }
+}
+
+// The network counters under the text table: one line a transport, counters that are not
+// zero (a quiet server prints "nothing").
+std::string network_text(const nlohmann::json& network) {
+  std::string out = "network\n";
+  for (const auto& [transport, counters] : network.items()) {
+    std::string line;
+    for (const auto& [name, value] : counters.items()) {
+      if (value.get<uint64_t>() == 0) continue;
+      line += "  " + name + " " + std::to_string(value.get<uint64_t>());
+    }
+    out += "  " + transport + ":" + (line.empty() ? std::string(" nothing") : line) + "\n";
+  }
+  return out;
+}
+
+// While the runtime finishes what is in flight (a handler may never end: the spin app
+// spins as long as its payload says), a second SIGINT/SIGTERM ends the process at once,
+// without statistics, exit 1; SIGUSR1 still prints the counters.
+class DrainWatch {
+ public:
+  explicit DrainWatch(const NetCounters& counters)
+      : thread_([this, &counters] {
+          const sigset_t signals = serve_signals();
+          const timespec wait{0, 50'000'000};
+          while (!done_.load(std::memory_order_acquire)) {
+            const int sig = sigtimedwait(&signals, nullptr, &wait);
+            if (sig == SIGINT || sig == SIGTERM) {
+              std::fprintf(stderr, "quanta serve: second signal: exiting without waiting for the requests in flight\n");
+              std::_Exit(1);
+            }
+            if (sig == SIGUSR1) {
+              const nlohmann::json snapshot{{"network", counters.to_json()}};
+              std::fprintf(stderr, "%s\n", snapshot.dump().c_str());
+            }
+          }
+        }) {}
+  ~DrainWatch() {
+    done_.store(true, std::memory_order_release);
+    thread_.join();
+  }
+
+ private:
+  std::atomic<bool> done_{false};
+  std::thread thread_;
+};
+
+}  // namespace
+
+int serve_command(const ServeOptions& options) {
+  const sigset_t signals = serve_signals();
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  RunConfig config = options.config;
+  const AppChoice apps(config.app_path);
+  const quanta_app& app = apps.for_mechanism(config.preempt);
+  const Workload workload = serve_workload(apps, app);
+  const RuntimeConfig runtime_config = runtime_config_of(config, workload.classes().size());
+
+  FrontEndLimits limits;
+  limits.max_in_flight = options.max_in_flight;
+  limits.max_payload_bytes = config.max_payload_bytes;
+  limits.max_response_bytes = config.max_response_bytes;
+  limits.class_count = static_cast<uint32_t>(workload.classes().size());
+  TcpLimits tcp_limits;
+  tcp_limits.max_connections = options.max_connections;
+  tcp_limits.max_in_flight_per_connection = options.max_in_flight_per_connection;
+  tcp_limits.max_backlog_bytes = options.max_backlog_bytes;
+
+  NetCounters counters;
+  std::vector<std::unique_ptr<UdpFrontEnd>> udp;
+  std::vector<std::unique_ptr<TcpFrontEnd>> tcp;
+  nlohmann::json listening = nlohmann::json::array();
+  Runtime runtime(runtime_config, app);
+  for (const ListenAddress& address : options.listen) {
+    std::string bound;
+    if (address.transport == ListenAddress::Transport::kUdp) {
+      udp.push_back(std::make_unique<UdpFrontEnd>(address, limits, counters));
+      runtime.add_source(*udp.back());
+      bound = listen_address_text(address.transport, udp.back()->address());
+    } else {
+      tcp.push_back(std::make_unique<TcpFrontEnd>(address, limits, tcp_limits, counters));
+      runtime.add_source(*tcp.back());
+      bound = listen_address_text(address.transport, tcp.back()->address());
+    }
+    listening.push_back(bound);
+  }
+  runtime.start(config.app_config);
+  for (const auto& bound : listening) std::fprintf(stderr, "quanta serve: listening on %s\n", bound.get<std::string>().c_str());
+  std::fflush(stderr);
+
+  wait_for_stop(options, counters);
+  RuntimeResult r;
+  {
+    const DrainWatch watch(counters);
+    // Stop taking requests, answer every one already taken, stop the threads.
+    r = runtime.stop();
+    // TCP replies are written by the dispatcher; what it could not write before it
+    // stopped goes out now, while the sockets are still open.
+    for (auto& t : tcp) t->flush_after_stop();
+  }
+
+  RunResult result;
+  static_cast<RunCounters&>(result) = r;
+  result.config = config;
+  result.config.workers = r.workers;
+  result.elapsed_s = r.end_tsc > r.start_tsc ? cycles_to_ns(r.end_tsc - r.start_tsc) * 1e-9 : 0.0;
+  result.config.duration_s = result.elapsed_s;
+  // A server's rate is what came, not what was asked for.
+  result.offered_rps = result.elapsed_s > 0 ? static_cast<double>(r.completed) / result.elapsed_s : 0.0;
+  result.config.rate_rps = result.offered_rps;
+  result.tsc_per_ns = tsc_per_ns();
+  result.cpus = static_cast<unsigned>(allowed_cpus().size());
+  result.app_name = app.name ? app.name : "";
+  result.mean_service_us = 0;
+  result.mean_service_source = "";
+
+  nlohmann::json report = run_to_json(result, workload, "serve");
+  report["config"]["runtime"] = "quanta";
+  report["config"]["listen"] = listening;
+  report["network"] = counters.to_json();
+  if (options.format == "json") {
+    std::cout << report.dump(2) << '\n';
+  } else {
+    std::cout << runs_to_text({report});
+    std::cout << network_text(report["network"]);
+  }
+  RunOptions as_run;
+  as_run.strict = options.strict;
+  return strict_status(as_run, {report});
+}
+
+}  // namespace quanta

@@ -1,0 +1,128 @@
+#include "serve_options.h"
+
+#include "finite_number.h"
+#include "run_options.h"
+#include "runtime/cpu_layout.h"
+
+namespace quanta {
+
+void add_serve_options(CLI::App& cmd, ServeOptions& o) {
+  RunConfig& c = o.config;
+  cmd.add_option("--listen", o.listen_texts,
+                 "Where to listen: udp://HOST:PORT or tcp://HOST:PORT, repeatable; port 0 takes a free port (the "
+                 "bound addresses are printed on stderr). Default udp://127.0.0.1:0; any other host must be given");
+  cmd.add_option("--app", c.app_path,
+                 "The app to serve: a shared object exporting QUANTA_APP_EXPORT(app), or a comma list of builds of it "
+                 "with different probes. Default: the built-in spin app (the payload is 8 bytes: cycles to spin)")
+      ->check([](const std::string& list) {
+        return list.empty() ? std::string("must name a shared object (leave --app out for the spin app)")
+                            : std::string();
+      });
+  cmd.add_option("--app-config", c.app_config, "A string handed to the app's setup()");
+  cmd.add_option("--workers", c.workers, "Worker cores (default: CPUs - 1, here " + std::to_string(max_workers()) + ")")
+      ->check(CLI::Range(1u, 4096u));
+  cmd.add_option("--quantum-us", c.quantum_us, "Quantum in microseconds")
+      ->capture_default_str()
+      ->check(finite_number())
+      ->check(CLI::PositiveNumber);
+  cmd.add_option("--local", c.local_policy, "Local policy per worker: ps, fcfs, las")->capture_default_str();
+  cmd.add_option("--dispatch", c.dispatch_policy, "Dispatch policy: jsq-msq, jsq, random, po2, central, jbsq:K, steal")
+      ->capture_default_str();
+  cmd.add_option("--preempt", c.preempt, "Preemption mechanism: clock, flag, signal, hybrid, none")
+      ->capture_default_str();
+  cmd.add_option("--backstop-us", c.backstop_us, "hybrid: signal a task still running this long into its quantum")
+      ->capture_default_str()
+      ->check(finite_number())
+      ->check(CLI::PositiveNumber);
+  cmd.add_option("--task-slots", c.task_slots, "Requests a worker admits at once (one stack each)")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 65536u));
+  cmd.add_option("--stack-kib", c.stack_kib, "Stack size of each task in KiB")
+      ->capture_default_str()
+      ->check(CLI::Range(16u, 65536u));
+  cmd.add_option("--ring-capacity", c.ring_capacity, "Requests each worker's dispatch ring holds")
+      ->capture_default_str()
+      ->check(CLI::Range(2u, 1u << 24));
+  cmd.add_option("--on-full", c.on_full,
+                 "When a worker's ring is full: wait (the dispatcher stops reading the sockets meanwhile) or drop "
+                 "(the request is answered OVERLOADED)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"wait", "drop"}));
+  cmd.add_flag("--dispatcher-works", c.dispatcher_works,
+               "With central or jbsq:K and clock or hybrid: the dispatcher runs arriving requests itself when every "
+               "worker is full");
+  cmd.add_flag("--oversubscribe", c.oversubscribe,
+               "Allow more --workers than free CPUs (for tests on small machines; latencies then mean nothing)");
+  cmd.add_option("--max-payload-bytes", c.max_payload_bytes,
+                 "Largest request payload; a larger request is answered BAD_REQUEST")
+      ->capture_default_str()
+      ->check(CLI::Range(8u, 64u << 20));
+  cmd.add_option("--max-response-bytes", c.max_response_bytes, "Response buffer of each request")
+      ->capture_default_str()
+      ->check(CLI::Range(0u, 64u << 20));
+  cmd.add_option("--stall-threshold-us", c.stall_threshold_us,
+                 "A gap this long in a runtime thread's loop that its own work does not explain counts as a host stall")
+      ->capture_default_str()
+      ->check(finite_number())
+      ->check(CLI::Range(1.0, 1e6));
+  cmd.add_option("--max-in-flight", o.max_in_flight,
+                 "Requests each listening socket holds between arrival and reply; more are answered OVERLOADED")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 1u << 20));
+  cmd.add_option("--max-connections", o.max_connections,
+                 "TCP connections open at once; more are accepted and closed at once (counted)")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 1u << 20));
+  cmd.add_option("--max-in-flight-per-connection", o.max_in_flight_per_connection,
+                 "Requests of one TCP connection in the runtime at once; past it the connection is not read until "
+                 "replies go out")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 1u << 16));
+  cmd.add_option("--max-backlog-bytes", o.max_backlog_bytes,
+                 "Reply bytes a TCP connection may leave unread; past it the client is judged not to read and the "
+                 "connection is closed (counted)")
+      ->capture_default_str()
+      ->check(CLI::Range(1024u, 1u << 30));
+  cmd.add_option("--duration-s", o.duration_s, "Stop after this many seconds (default: run until SIGINT or SIGTERM)")
+      ->check(finite_number())
+      ->check(CLI::PositiveNumber);
+  cmd.add_option("--format", o.format, "Statistics at the end: text (a table) or json")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"text", "json"}));
+  cmd.add_flag("--strict", o.strict, "Exit with status 3 when the run's figures come with warnings");
+}
+
+void check_serve_options(ServeOptions& o) {
+  RunConfig& c = o.config;
+  if (c.workers > max_workers() && !c.oversubscribe) {
+    throw CLI::ValidationError("--workers", "must be 1.." + std::to_string(max_workers()) +
+                                                " here (one CPU is the dispatcher's); --oversubscribe allows more");
+  }
+  // The policy names are checked as `quanta run` checks them; a server runs one combination.
+  for (const auto& [option, value] : {std::pair<const char*, const std::string&>{"--local", c.local_policy},
+                                      {"--dispatch", c.dispatch_policy},
+                                      {"--preempt", c.preempt}}) {
+    if (value.find(',') != std::string::npos) {
+      throw CLI::ValidationError(option, "takes one value for a server, not the list '" + value + "'");
+    }
+  }
+  RunOptions as_run;
+  as_run.base = c;
+  as_run.local_list = c.local_policy;
+  as_run.dispatch_list = c.dispatch_policy;
+  as_run.preempt_list = c.preempt;
+  expand_runs(as_run);
+  o.listen.clear();
+  for (const std::string& text : o.listen_texts) {
+    try {
+      o.listen.push_back(parse_listen_address(text));
+    } catch (const std::invalid_argument& e) {
+      throw CLI::ValidationError("--listen", e.what());
+    }
+  }
+  if (o.listen.empty()) o.listen.push_back(parse_listen_address("udp://127.0.0.1:0"));
+  // Everything a serve receives is measured: there is no warm-up to leave out.
+  c.warmup_frac = 0;
+}
+
+}  // namespace quanta

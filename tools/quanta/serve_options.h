@@ -1,0 +1,34 @@
+// The options of `quanta serve`: the runtime options `quanta run` has (one value each:
+// a server runs one configuration), where it listens, and its network limits.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "experiment/run_config.h"
+#include "net/listen_address.h"
+
+namespace quanta {
+
+struct ServeOptions {
+  RunConfig config;                          // the runtime's options (workload, load, ... unused)
+  std::vector<std::string> listen_texts;     // --listen, as given
+  std::vector<ListenAddress> listen;         // parsed; udp://127.0.0.1:0 when none given
+  std::optional<double> duration_s;          // stop after this long; unset: until SIGINT/SIGTERM
+  unsigned max_in_flight = 4096;             // request records per front end
+  unsigned max_connections = 256;            // TCP connections open at once
+  unsigned max_in_flight_per_connection = 64;
+  unsigned max_backlog_bytes = 1u << 20;   // unwritten reply bytes per TCP connection
+  std::string format = "text";
+  bool strict = false;
+};
+
+void add_serve_options(CLI::App& command, ServeOptions& options);
+
+// Checks the policy names and parses the listen addresses (CLI::ValidationError naming the
+// option). Called once the command line is parsed.
+void check_serve_options(ServeOptions& options);
+
+}  // namespace quanta
