@@ -136,6 +136,36 @@ TEST(LoadClientUdp, ASilentServerLeavesEveryRequestDropped) {
   }
 }
 
+TEST(LoadClientUdp, MalformedRepliesAreCountedAndTheirRequestsDropped) {
+  ReferenceResponder responder(ReferenceResponder::Protocol::kUdp, {.garbage_every = 10});
+  const auto schedule = schedule_of(200);
+  const LoadRunOutcome o = run_load(config_for(ReferenceResponder::Protocol::kUdp, responder.port()), schedule);
+  const InflightTable& t = o.table;
+  EXPECT_EQ(o.sent, t.answered() + t.dropped() + t.overloaded() + t.bad_request());
+  EXPECT_EQ(o.anomalies.malformed, 20u);
+  EXPECT_EQ(t.dropped(), 20u);
+  EXPECT_EQ(t.answered(), 180u);
+}
+
+TEST(LoadClientTcp, AMalformedReplyClosesItsConnectionAndEveryRequestIsStillCounted) {
+  // Request 49 (on connection 1 of 2) gets a bad reply: that connection closes; the
+  // requests after it on that connection are dropped, the other connection goes on.
+  ReferenceResponder responder(ReferenceResponder::Protocol::kTcp, {.garbage_every = 50});
+  const auto schedule = schedule_of(100);
+  const LoadRunOutcome o = run_load(config_for(ReferenceResponder::Protocol::kTcp, responder.port(), 2), schedule);
+  const InflightTable& t = o.table;
+  EXPECT_EQ(o.sent, schedule.size());
+  EXPECT_EQ(t.in_flight(), 0u);
+  EXPECT_EQ(o.sent, t.answered() + t.dropped() + t.overloaded() + t.bad_request());
+  EXPECT_EQ(o.anomalies.malformed, 1u);
+  EXPECT_EQ(o.closed_connections, 1u);
+  for (uint64_t id = 0; id < schedule.size(); id += 2) EXPECT_EQ(t[id].outcome, Outcome::kOk) << id;
+  EXPECT_EQ(t[49].outcome, Outcome::kDropped);
+  // Those before it on its connection were answered before the bad reply came.
+  for (uint64_t id = 1; id < 49; id += 2) EXPECT_EQ(t[id].outcome, Outcome::kOk) << id;
+  for (uint64_t id = 51; id < schedule.size(); id += 2) EXPECT_EQ(t[id].outcome, Outcome::kDropped) << id;
+}
+
 TEST(LoadClientTcp, RequestsGoRoundRobinAndRepliesComeInOrder) {
   ReferenceResponder responder(ReferenceResponder::Protocol::kTcp, {});
   const auto schedule = schedule_of(600);

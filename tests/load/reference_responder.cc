@@ -55,6 +55,9 @@ void ReferenceResponder::answer(uint64_t id, const unsigned char* payload, uint3
   const std::size_t at = out.size();
   out.resize(at + QUANTA_WIRE_REPLY_HEADER);
   quanta_wire_encode_reply(out.data() + at, &reply);
+  if (behaviour_.garbage_every != 0 && id % behaviour_.garbage_every == behaviour_.garbage_every - 1) {
+    out[at] ^= 0xff;  // not the reply magic
+  }
   if (reply.kind == QUANTA_WIRE_OK) out.insert(out.end(), payload, payload + len);
 }
 

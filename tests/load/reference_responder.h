@@ -17,6 +17,7 @@ struct ResponderBehaviour {
   unsigned drop_every = 0;        // request ids with id % drop_every == drop_every - 1 get no reply (0: none)
   unsigned overloaded_every = 0;  // ... with id % overloaded_every == 0 get OVERLOADED (0: none)
   bool silent = false;            // never reply
+  unsigned garbage_every = 0;     // ... with id % garbage_every == garbage_every - 1 get a reply with a bad magic
 };
 
 struct Received {
