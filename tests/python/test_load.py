@@ -96,6 +96,7 @@ def test_help_lists_every_load_option(run_quanta):
         (["--target", "udp://127.0.0.1:9000", "--timeout-ms", "0"], "--timeout-ms"),
         (["--target", "udp://127.0.0.1:9000", "--timeout-ms", "inf"], "--timeout-ms"),
         (["--target", "tcp://127.0.0.1:9000", "--connections", "0"], "--connections"),
+        (["--target", "udp://127.0.0.1:9000", "--connections", "2"], "--connections"),
         (["--target", "udp://127.0.0.1:9000", "--arrivals", "bursty"], "--arrivals"),
         (["--target", "udp://127.0.0.1:9000", "--format", "xml"], "--format"),
         (["--target", "udp://127.0.0.1:9000", "--workload", "nonsense"], "nonsense"),

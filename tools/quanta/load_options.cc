@@ -20,7 +20,7 @@ void add_load_options(CLI::App& cmd, LoadOptions& o) {
           return std::string(e.what());
         }
       });
-  cmd.add_option("--connections", o.connections, "TCP connections; requests go round robin over them, pipelined")
+  auto* connections = cmd.add_option("--connections", o.connections, "TCP connections; requests go round robin over them, pipelined")
       ->capture_default_str()
       ->check(CLI::Range(1u, 4096u));
   auto* load = cmd.add_option("--load", o.load,
@@ -102,7 +102,13 @@ void add_load_options(CLI::App& cmd, LoadOptions& o) {
                         "A progress line per second on stderr (default: on when stderr is a terminal and the run "
                         "lasts over 3 s)");
   cmd.add_flag_callback("--no-progress", [&o] { o.progress = false; }, "No progress lines");
-  cmd.final_callback([&o, workload] { o.workload_given = workload->count() > 0; });
+  cmd.final_callback([&o, workload, connections] {
+    o.workload_given = workload->count() > 0;
+    // UDP has no connections: saying how many is a mistake worth pointing out.
+    if (connections->count() > 0 && o.target.rfind("udp://", 0) == 0) {
+      throw CLI::ValidationError("--connections", "is for tcp:// targets; over UDP every request is one datagram");
+    }
+  });
 }
 
 }  // namespace quanta
