@@ -7,6 +7,7 @@
 
 #include "calibrate_command.h"
 #include "quanta/runtime.h"
+#include "load_command.h"
 #include "max_load_options.h"
 #include "probes_command.h"
 #include "run_command.h"
@@ -49,6 +50,12 @@ int main(int argc, char** argv) {
                 "lock sites and functions per object (section quanta_probes)");
   quanta::add_probes_options(*probes, probes_options);
 
+  quanta::LoadOptions load_options;
+  CLI::App* load = app.add_subcommand(
+      "load", "Open-loop network load generator: Poisson (or constant) sends to a server speaking quanta's wire "
+              "protocol over UDP or TCP, latency from each request's intended send time");
+  quanta::add_load_options(*load, load_options);
+
   try {
     app.parse(argc, argv);
     if (run->parsed()) {
@@ -71,6 +78,7 @@ int main(int argc, char** argv) {
                  : serve->parsed()     ? "serve "
                  : calibrate->parsed() ? "calibrate "
                  : probes->parsed()    ? "probes "
+                 : load->parsed()      ? "load "
                                        : "");
     return 2;
   }
@@ -84,6 +92,7 @@ int main(int argc, char** argv) {
     if (serve->parsed()) return quanta::serve_command(serve_options);
     if (calibrate->parsed()) return quanta::calibrate_command(calibrate_options);
     if (probes->parsed()) return quanta::probes_command(probes_options);
+    if (load->parsed()) return quanta::load_command(load_options);
   } catch (const std::invalid_argument& e) {
     std::fprintf(stderr, "quanta: %s\n", e.what());
     return 2;

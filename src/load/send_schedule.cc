@@ -1,0 +1,39 @@
+#include "load/send_schedule.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace quanta {
+
+ArrivalProcess parse_arrival_process(const std::string& name) {
+  if (name == "poisson") return ArrivalProcess::kPoisson;
+  if (name == "constant") return ArrivalProcess::kConstant;
+  throw std::invalid_argument("unknown arrival process '" + name + "' (expected poisson or constant)");
+}
+
+std::vector<Arrival> make_send_schedule(const Workload& workload, const ScheduleSpec& spec, ArrivalProcess process) {
+  if (process == ArrivalProcess::kPoisson) return make_poisson_schedule(workload, spec);
+  constexpr double kMaxSends = 200e6;  // the limit make_poisson_schedule keeps
+  if (spec.rate_rps * spec.duration_s > kMaxSends) {
+    throw std::invalid_argument("rate x duration asks for more than the 200 M requests a schedule holds; lower "
+                                "--duration-s");
+  }
+  // Same service draws as Poisson for this seed, evenly spaced in time; as many as fit.
+  const double gap_ns = 1e9 / spec.rate_rps;
+  const double end_ns = spec.duration_s * 1e9;
+  const std::size_t count = static_cast<std::size_t>(std::max(0.0, std::ceil(end_ns / gap_ns)));
+  Rng services(spec.seed * 2 + 2);
+  std::vector<Arrival> constant;
+  constant.reserve(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    const double t_ns = static_cast<double>(i) * gap_ns;
+    if (t_ns >= end_ns) break;
+    const ServiceSample s = workload.sample(services);
+    const double service = std::min(std::max(std::round(s.service_ns), 1.0), 4e9);
+    constant.push_back({static_cast<uint64_t>(t_ns), static_cast<uint32_t>(service), s.class_index});
+  }
+  return constant;
+}
+
+}  // namespace quanta

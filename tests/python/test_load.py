@@ -1,0 +1,224 @@
+"""`quanta load` as a user meets it: bad options exit 2 naming the option, and a short run
+against a small responder on loopback (written here from include/quanta/wire.h) whose
+counts add up, in text and JSON, with the latency log. Counts only, never timings."""
+import json
+import socket
+import struct
+import threading
+
+import pytest
+
+REQUEST_MAGIC, REPLY_MAGIC = 0x5131, 0x5231
+OK, OVERLOADED = 0, 1
+
+
+def reply_bytes(kind, request_id, payload=b""):
+    body = payload if kind == OK else b""
+    return struct.pack("<HHIQQiI", REPLY_MAGIC, kind, len(body), request_id, request_id, 0, 0) + body
+
+
+class UdpResponder:
+    """Answers every request OK with its payload, except ids where drop(id) says no reply."""
+
+    def __init__(self, drop=lambda request_id: False, overloaded=lambda request_id: False):
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.settimeout(0.05)
+        self.port = self.sock.getsockname()[1]
+        self.drop, self.overloaded = drop, overloaded
+        self.ids = []
+        self.stopping = False
+        self.thread = threading.Thread(target=self.serve, daemon=True)
+        self.thread.start()
+
+    def serve(self):
+        while not self.stopping:
+            try:
+                data, peer = self.sock.recvfrom(65536)
+            except socket.timeout:
+                continue
+            magic, _cls, length, request_id = struct.unpack_from("<HHIQ", data)
+            assert magic == REQUEST_MAGIC and length == len(data) - 16
+            self.ids.append(request_id)
+            if self.drop(request_id):
+                continue
+            kind = OVERLOADED if self.overloaded(request_id) else OK
+            self.sock.sendto(reply_bytes(kind, request_id, data[16:]), peer)
+
+    def close(self):
+        self.stopping = True
+        self.thread.join()
+        self.sock.close()
+
+
+@pytest.fixture
+def responder():
+    made = []
+
+    def make(**kwargs):
+        r = UdpResponder(**kwargs)
+        made.append(r)
+        return r
+
+    yield make
+    for r in made:
+        r.close()
+
+
+SHORT_RUN = ["--rate-rps", "2000", "--duration-s", "0.25", "--timeout-ms", "200", "--arrivals", "constant",
+             "--no-progress"]
+
+
+def test_help_lists_every_load_option(run_quanta):
+    proc = run_quanta("load", "--help")
+    assert proc.returncode == 0
+    for option in ["--target", "--connections", "--rate-rps", "--load", "--duration-s", "--warmup-frac", "--seed",
+                   "--workload", "--app", "--app-config", "--arrivals", "--timeout-ms", "--format", "--latency-log",
+                   "--progress", "--cpu"]:
+        assert option in proc.stdout, option
+
+
+@pytest.mark.parametrize(
+    "args, named",
+    [
+        ([], "--target"),
+        (["--target", "127.0.0.1:9000"], "--target"),
+        (["--target", "http://127.0.0.1:80"], "--target"),
+        (["--target", "udp://127.0.0.1:0"], "--target"),
+        (["--target", "udp://127.0.0.1:99999"], "--target"),
+        (["--target", "udp://no-such-host.invalid:9000"], "--target"),
+        (["--target", "udp://127.0.0.1:9000", "--rate-rps", "0"], "--rate-rps"),
+        (["--target", "udp://127.0.0.1:9000", "--rate-rps", "nan"], "--rate-rps"),
+        (["--target", "udp://127.0.0.1:9000", "--load", "0.5", "--rate-rps", "100"], "--rate-rps"),
+        (["--target", "udp://127.0.0.1:9000", "--load", "-1"], "--load"),
+        (["--target", "udp://127.0.0.1:9000", "--duration-s", "abc"], "--duration-s"),
+        (["--target", "udp://127.0.0.1:9000", "--warmup-frac", "1.5"], "--warmup-frac"),
+        (["--target", "udp://127.0.0.1:9000", "--timeout-ms", "0"], "--timeout-ms"),
+        (["--target", "udp://127.0.0.1:9000", "--timeout-ms", "inf"], "--timeout-ms"),
+        (["--target", "tcp://127.0.0.1:9000", "--connections", "0"], "--connections"),
+        (["--target", "udp://127.0.0.1:9000", "--connections", "2"], "--connections"),
+        (["--target", "udp://127.0.0.1:9000", "--arrivals", "bursty"], "--arrivals"),
+        (["--target", "udp://127.0.0.1:9000", "--format", "xml"], "--format"),
+        (["--target", "udp://127.0.0.1:9000", "--workload", "nonsense"], "nonsense"),
+        (["--target", "udp://127.0.0.1:9000", "--app", ""], "--app"),
+        (["--target", "udp://127.0.0.1:9000", "--app", "/no/such/app.so"], "--app"),
+        (["--target", "udp://127.0.0.1:9000", "--cpu", "100000"], "--cpu"),
+        (["--target", "udp://127.0.0.1:9000", "--latency-log", ""], "--latency-log"),
+        (["--target", "udp://127.0.0.1:9000", "--bogus"], "--bogus"),
+    ],
+)
+def test_bad_input_exits_2_naming_the_option(run_quanta, args, named):
+    proc = run_quanta("load", *args)
+    assert proc.returncode == 2, proc.stderr
+    assert named in proc.stderr
+    assert proc.stdout == ""
+
+
+def test_no_server_over_tcp_is_an_error_not_a_hang(run_quanta):
+    # Bind and close a socket: nothing listens on its port afterwards.
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    proc = run_quanta("load", "--target", f"tcp://127.0.0.1:{port}", *SHORT_RUN)
+    assert proc.returncode == 1
+    assert "cannot connect" in proc.stderr
+
+
+def test_json_counts_add_up_against_a_responder(run_json, responder, tmp_path):
+    r = responder(drop=lambda i: i % 10 == 9, overloaded=lambda i: i % 10 == 0)
+    log = tmp_path / "latency.csv"
+    report = run_json("load", "--target", f"udp://127.0.0.1:{r.port}", *SHORT_RUN, "--warmup-frac", "0",
+                      "--latency-log", str(log))
+    assert report["mode"] == "load"
+    client = report["client"]
+    assert client["scheduled"] == 500
+    assert client["sent"] == 500
+    assert client["sent"] == client["answered"] + client["dropped"] + client["overloaded"] + client["bad_request"]
+    assert client["dropped"] == 50
+    assert client["overloaded"] == 50
+    assert client["answered"] == 400
+    assert sorted(r.ids) == list(range(500))  # each request once
+    # Per class: the same keys as quanta run's, the counts adding up to the client's.
+    assert sum(c["count"] for c in report["classes"].values()) == 400
+    assert sum(c["dropped"] for c in report["classes"].values()) == 50
+    assert report["overall"]["count"] == 400
+    # 10% dropped: p50 is a number, p99 lies among the drops.
+    assert isinstance(report["overall"]["sojourn_us"]["p50"], float)
+    assert report["overall"]["sojourn_us"]["p99"] == "inf"
+    assert float(report["overall"]["sojourn_us"]["p99"]) == float("inf")
+    for key in ["late_sends", "worst_send_lag_us", "late_replies", "out_of_order_replies"]:
+        assert key in client
+    lines = [l for l in log.read_text().splitlines() if not l.startswith("#")]
+    assert lines[0].startswith("interval_start_s,")
+    rows = [l.split(",") for l in lines[1:]]
+    assert sum(int(row[2]) for row in rows) == 500  # sent, over every interval
+    assert sum(int(row[4]) for row in rows) == 50   # dropped
+
+
+def test_text_output_and_a_silent_server(run_quanta, responder):
+    r = responder(drop=lambda i: True)
+    proc = run_quanta("load", "--target", f"udp://127.0.0.1:{r.port}", *SHORT_RUN)
+    assert proc.returncode == 0, proc.stderr
+    assert "dropped (timeout)" in proc.stdout
+    assert "inf" in proc.stdout
+    assert len(r.ids) == 500
+
+
+def test_load_converts_with_the_workload_mean(run_json, responder):
+    r = responder()
+    report = run_json("load", "--target", f"udp://127.0.0.1:{r.port}", "--workload", "fixed:1000", "--load", "0.5",
+                      "--duration-s", "0.2", "--no-progress")
+    assert report["config"]["rate_rps"] == pytest.approx(500)
+    assert report["config"]["load"] == pytest.approx(0.5)
+    assert report["client"]["sent"] == report["client"]["scheduled"]
+
+
+def test_progress_prints_a_line_per_second_on_stderr(run_quanta, responder):
+    r = responder()
+    proc = run_quanta("load", "--target", f"udp://127.0.0.1:{r.port}", "--rate-rps", "1000", "--duration-s", "1.5",
+                      "--progress")
+    assert proc.returncode == 0, proc.stderr
+    lines = [l for l in proc.stderr.splitlines() if l.startswith("quanta load:")]
+    assert len(lines) >= 1
+    assert "sent" in lines[0] and "answered" in lines[0]
+
+
+def test_tcp_round_trip_through_a_responder_counts_every_request(run_json):
+    """A pipelining TCP responder in this process: replies in order per connection."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+    port = listener.getsockname()[1]
+    seen = []
+
+    def serve(conn):
+        buf = b""
+        while True:
+            data = conn.recv(65536)
+            if not data:
+                return
+            buf += data
+            out = b""
+            while len(buf) >= 16:
+                magic, _cls, length, request_id = struct.unpack_from("<HHIQ", buf)
+                if len(buf) < 16 + length:
+                    break
+                seen.append(request_id)
+                out += reply_bytes(OK, request_id, buf[16:16 + length])
+                buf = buf[16 + length:]
+            conn.sendall(out)
+
+    def accept():
+        for _ in range(2):
+            conn, _ = listener.accept()
+            threading.Thread(target=serve, args=(conn,), daemon=True).start()
+
+    threading.Thread(target=accept, daemon=True).start()
+    report = run_json("load", "--target", f"tcp://127.0.0.1:{port}", "--connections", "2", *SHORT_RUN)
+    listener.close()
+    client = report["client"]
+    assert client["sent"] == 500
+    assert client["answered"] == 500
+    assert client["out_of_order_replies"] == 0
+    assert sorted(seen) == list(range(500))
