@@ -202,7 +202,10 @@ def test_the_spin_app_serves_its_cycles_payload(serve, dispatch):
     assert all(r["kind"] == OK and r["status"] == 0 for r in replies.values())
     report = server.stop()
     assert report["requests"]["completed"] == 100
-    assert list(report["classes"]) == ["all"]
+    # The spin app declares no classes: those of --workload (extreme-bimodal by default,
+    # as quanta load sends), all of these requests in the first.
+    assert list(report["classes"]) == ["0.5", "500"]
+    assert report["classes"]["0.5"]["count"] == 100
 
 
 @pytest.mark.parametrize("preempt, quantum_us", [("clock", 2), ("flag", 2), ("hybrid", 2), ("signal", 50),
@@ -509,11 +512,17 @@ def test_duration_ends_the_server_by_itself(quanta_bin, tmp_path):
     (["--max-in-flight-per-connection", "0"], "--max-in-flight-per-connection"),
     (["--duration-s", "nan"], "--duration-s"),
     (["--max-payload-bytes", "4"], "--max-payload-bytes"),
+    (["--workload", "nonsense"], "nonsense"),
 ])
 def test_bad_options_exit_2_naming_the_option(run_quanta, args, option):
     proc = run_quanta("serve", *args)
     assert proc.returncode == 2, proc.stderr
     assert option in proc.stderr
+
+
+def test_workload_is_for_apps_without_classes(run_quanta):
+    proc = run_quanta("serve", "--app", echo_app(), "--workload", "exp1", "--duration-s", "0.1")
+    assert proc.returncode == 2 and "--workload" in proc.stderr
 
 
 def test_a_port_in_use_is_a_clear_error(serve, run_quanta):
@@ -522,3 +531,27 @@ def test_a_port_in_use_is_a_clear_error(serve, run_quanta):
     proc = run_quanta("serve", "--listen", f"tcp://{host}:{port}", "--duration-s", "0.1")
     assert proc.returncode == 1
     assert f"cannot listen on tcp://{host}:{port}" in proc.stderr
+
+
+@pytest.mark.parametrize("transport, extra", [("udp", []), ("tcp", ["--connections", "3"])])
+def test_quanta_load_against_quanta_serve_accounts_for_every_request(serve, run_quanta, transport, extra):
+    # The two ends of issue 19 together, with their defaults (the spin app, extreme-bimodal):
+    # every request the client sent is answered or counted, none is refused as malformed,
+    # and the server saw what the client sent. Counts only.
+    server = serve(listen=(f"{transport}://127.0.0.1:0",))
+    host, port = server.address[transport]
+    proc = run_quanta("load", "--target", f"{transport}://{host}:{port}", "--rate-rps", "5000",
+                      "--duration-s", "0.4", "--format", "json", *extra)
+    assert proc.returncode in (0, 3), proc.stderr
+    client = json.loads(proc.stdout)["client"]
+    assert client["sent"] == client["scheduled"] > 0
+    assert client["sent"] == client["answered"] + client["dropped"] + client["overloaded"] + client["bad_request"]
+    assert client["bad_request"] == 0 and client["malformed_replies"] == 0 and client["out_of_order_replies"] == 0
+    report = server.stop()
+    net = report["network"][transport]
+    assert net["bad_class"] == 0
+    if transport == "udp":
+        assert net["datagrams"] + net["dropped_by_kernel"] == client["sent"]
+    else:
+        assert net["requests"] == client["sent"]
+    assert client["answered"] <= net["replies_ok"]

@@ -40,10 +40,9 @@ sigset_t serve_signals() {
   return set;
 }
 
-// The classes requests may name: the app's own, else one class for every request.
-Workload serve_workload(const AppChoice& apps, const quanta_app& app) {
-  if (app.class_count > 0) return apps.workload("", false);
-  return Workload::declared("serve", {{"all", 1.0, 0.0}});
+// The classes requests may name: the app's own, else those of --workload.
+Workload serve_workload(const AppChoice& apps, const ServeOptions& options) {
+  return apps.workload(options.workload, options.workload_given);
 }
 
 // Waits for SIGINT/SIGTERM or the end of --duration-s; prints a snapshot of the network
@@ -129,7 +128,7 @@ int serve_command(const ServeOptions& options) {
   RunConfig config = options.config;
   const AppChoice apps(config.app_path);
   const quanta_app& app = apps.for_mechanism(config.preempt);
-  const Workload workload = serve_workload(apps, app);
+  const Workload workload = serve_workload(apps, options);
   const RuntimeConfig runtime_config = runtime_config_of(config, workload.classes().size());
 
   FrontEndLimits limits;

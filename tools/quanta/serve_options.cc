@@ -83,6 +83,11 @@ void add_serve_options(CLI::App& cmd, ServeOptions& o) {
                  "connection is closed (counted)")
       ->capture_default_str()
       ->check(CLI::Range(1024u, 1u << 30));
+  cmd.add_option("--workload", o.workload,
+                 "For an app that declares no classes (the spin app): the workload whose classes requests may "
+                 "name and the report is split by, as quanta load sends them")
+      ->capture_default_str()
+      ->each([&o](const std::string&) { o.workload_given = true; });
   cmd.add_option("--duration-s", o.duration_s, "Stop after this many seconds (default: run until SIGINT or SIGTERM)")
       ->check(finite_number())
       ->check(CLI::PositiveNumber);

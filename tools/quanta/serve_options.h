@@ -23,6 +23,10 @@ struct ServeOptions {
   unsigned max_backlog_bytes = 1u << 20;   // unwritten reply bytes per TCP connection
   std::string format = "text";
   bool strict = false;
+  // The classes requests may name for an app that declares none: those of this workload
+  // (the same default as quanta run and quanta load, so the three agree out of the box).
+  std::string workload = "extreme-bimodal";
+  bool workload_given = false;
 };
 
 void add_serve_options(CLI::App& command, ServeOptions& options);
