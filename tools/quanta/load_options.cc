@@ -1,6 +1,7 @@
 #include "load_options.h"
 
 #include "finite_number.h"
+#include "shared_checks.h"
 #include "io/workload.h"
 #include "load/target.h"
 #include "runtime/cpu_layout.h"
@@ -47,21 +48,11 @@ void add_load_options(CLI::App& cmd, LoadOptions& o) {
                                   "Service times the requests ask for (as quanta run): extreme-bimodal, high-bimodal, "
                                   "exp1, fixed1, tpcc, fixed:X, exp:MEAN, bimodal:P:A:B, lognormal:MEAN:SIGMA (us)")
                        ->capture_default_str()
-                       ->check([](const std::string& spec) {
-                         try {
-                           Workload::parse(spec);
-                           return std::string();
-                         } catch (const std::invalid_argument& e) {
-                           return std::string(e.what());
-                         }
-                       });
+                       ->check(workload_spec_error);
   cmd.add_option("--app", o.app_path,
                  "The app whose make_request builds the payloads: a shared object exporting QUANTA_APP_EXPORT(app); "
                  "default the built-in spin app (8 bytes: the service time in cycles)")
-      ->check([](const std::string& path) {
-        return path.empty() ? std::string("must name a shared object (leave --app out for the spin app)")
-                            : std::string();
-      });
+      ->check(app_path_error);
   cmd.add_option("--app-config", o.app_config, "A string handed to the app's setup() in this process");
   cmd.add_option("--max-payload-bytes", o.max_payload_bytes, "Largest payload make_request may build")
       ->capture_default_str()

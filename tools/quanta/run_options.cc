@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "finite_number.h"
+#include "shared_checks.h"
 #include "io/workload.h"
 #include "linux_options.h"
 #include "policy/central_policy.h"
@@ -65,14 +66,7 @@ void add_run_options(CLI::App& cmd, RunOptions& o, bool simulated) {
                  "Service times: extreme-bimodal, high-bimodal, exp1, fixed1, tpcc, or a spec fixed:X, exp:MEAN, "
                  "bimodal:P:A:B, lognormal:MEAN:SIGMA (us)")
       ->capture_default_str()
-      ->check([](const std::string& spec) {
-        try {
-          Workload::parse(spec);
-          return std::string();
-        } catch (const std::invalid_argument& e) {
-          return std::string(e.what());
-        }
-      });
+      ->check(workload_spec_error);
   auto* load = cmd.add_option("--load", c.load, "Offered load as a fraction of the workers' capacity")
                    ->capture_default_str()
                    ->check(finite_number())
@@ -142,10 +136,7 @@ void add_run_options(CLI::App& cmd, RunOptions& o, bool simulated) {
                    "The app to serve: a shared object exporting QUANTA_APP_EXPORT(app) (quanta/quanta.h), or a comma "
                    "list of builds of it with different probes (a-clock.so,a-flag.so: each --preempt runs the build "
                    "it needs). Default: the built-in spin app, which spins each request's service time")
-        ->check([](const std::string& list) {
-          return list.empty() ? std::string("must name a shared object (leave --app out for the spin app)")
-                              : std::string();
-        });
+        ->check(app_path_error);
     cmd.add_option("--app-config", c.app_config, "A string handed to the app's setup()");
     cmd.add_option("--max-payload-bytes", c.max_payload_bytes, "Largest request payload the app's make_request builds")
         ->capture_default_str()

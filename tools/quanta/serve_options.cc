@@ -1,6 +1,7 @@
 #include "serve_options.h"
 
 #include "finite_number.h"
+#include "shared_checks.h"
 #include "run_options.h"
 #include "runtime/cpu_layout.h"
 
@@ -14,10 +15,7 @@ void add_serve_options(CLI::App& cmd, ServeOptions& o) {
   cmd.add_option("--app", c.app_path,
                  "The app to serve: a shared object exporting QUANTA_APP_EXPORT(app), or a comma list of builds of it "
                  "with different probes. Default: the built-in spin app (the payload is 8 bytes: cycles to spin)")
-      ->check([](const std::string& list) {
-        return list.empty() ? std::string("must name a shared object (leave --app out for the spin app)")
-                            : std::string();
-      });
+      ->check(app_path_error);
   cmd.add_option("--app-config", c.app_config, "A string handed to the app's setup()");
   cmd.add_option("--workers", c.workers, "Worker cores (default: CPUs - 1, here " + std::to_string(max_workers()) + ")")
       ->check(CLI::Range(1u, 4096u));
@@ -87,6 +85,7 @@ void add_serve_options(CLI::App& cmd, ServeOptions& o) {
                  "For an app that declares no classes (the spin app): the workload whose classes requests may "
                  "name and the report is split by, as quanta load sends them")
       ->capture_default_str()
+      ->check(workload_spec_error)
       ->each([&o](const std::string&) { o.workload_given = true; });
   cmd.add_option("--duration-s", o.duration_s, "Stop after this many seconds (default: run until SIGINT or SIGTERM)")
       ->check(finite_number())
