@@ -23,6 +23,8 @@ class Channel {
   virtual bool send(uint64_t id, const unsigned char* bytes, std::size_t len) = 0;
   // Reads every reply already here; never blocks.
   virtual void poll(InflightTable& table, ReplyAnomalies& anomalies) = 0;
+  // Sleeps in the kernel until a reply may be readable or `timeout_ns` passed (--wait block).
+  virtual void wait_readable(uint64_t timeout_ns) = 0;
   // TCP: bytes a full socket buffer made it keep back (sent on later calls of poll).
   virtual std::size_t queued_bytes() const { return 0; }
   // Errors the sockets reported while reading (e.g. ICMP port unreachable over UDP).
@@ -36,6 +38,9 @@ class Channel {
 
 // Opens the sockets (TCP: connects each, waiting at most `connect_timeout_ms`). Throws
 // std::runtime_error naming the target when a socket cannot be opened or connected.
+// Sleeps until one of `fds` is readable or `timeout_ns` passed (ppoll; a signal ends it early).
+void wait_for_any_readable(const int* fds, std::size_t count, uint64_t timeout_ns);
+
 std::unique_ptr<Channel> open_channel(const Target& target, unsigned connections, unsigned connect_timeout_ms);
 
 }  // namespace quanta

@@ -65,6 +65,7 @@ json load_to_json(const LoadReportConfig& c, const Workload& workload, const Loa
               {"seed", c.seed},
               {"timeout_ms", c.timeout_ms},
               {"cpu", c.cpu},
+              {"wait", c.wait},
               {"app", c.app_name},
               {"app_path", c.app_path},
               {"app_config", c.app_config},

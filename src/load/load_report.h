@@ -24,6 +24,7 @@ struct LoadReportConfig {
   uint64_t seed = 1;
   double timeout_ms = 1000;
   int cpu = -1;
+  std::string wait = "spin";  // --wait
   std::string app_name;
   std::string app_path;
   std::string app_config;

@@ -21,6 +21,9 @@ constexpr double kPollMarginNs = 2000;
 constexpr double kPollEveryNs = 20000;
 // A send later than this counts as late.
 constexpr double kLateSendNs = 1000;
+// --wait block: sleep only when the next send is further than this, and wake this long
+// before it (the kernel's wake-up takes tens of microseconds, more when the CPU is busy).
+constexpr double kBlockMarginNs = 50000;
 
 class ProgressLine {
  public:
@@ -63,6 +66,7 @@ LoadRunOutcome run_load(const LoadRunConfig& config, const std::vector<Arrival>&
   const uint64_t poll_margin_cycles = ns_to_cycles(kPollMarginNs);
   const uint64_t poll_every_cycles = ns_to_cycles(kPollEveryNs);
   const uint64_t late_cycles = ns_to_cycles(kLateSendNs);
+  const uint64_t block_margin_cycles = ns_to_cycles(kBlockMarginNs);
 
   std::vector<unsigned char> buffer(QUANTA_WIRE_REQUEST_HEADER + config.max_payload_bytes);
   uint64_t rng = config.seed * 0x9e3779b97f4a7c15ull + 0x2545f4914f6cdd1dull;
@@ -119,6 +123,9 @@ LoadRunOutcome run_load(const LoadRunConfig& config, const std::vector<Arrival>&
       continue;
     }
     if (due > now && due - now < poll_margin_cycles) continue;  // spin: the send is close
+    if (config.block_between_sends && due > now + 2 * block_margin_cycles) {
+      channel->wait_readable(static_cast<uint64_t>(cycles_to_ns(due - now - block_margin_cycles)));
+    }
     channel->poll(out.table, out.anomalies);
     last_poll = read_tsc();
     if (last_poll > timeout_cycles) out.table.sweep(last_poll - timeout_cycles, next);
@@ -130,7 +137,11 @@ LoadRunOutcome run_load(const LoadRunConfig& config, const std::vector<Arrival>&
     const uint64_t now = read_tsc();
     if (now > timeout_cycles) out.table.sweep(now - timeout_cycles, next);
     progress.maybe_print(now, out);
-    cpu_relax();
+    if (config.block_between_sends) {
+      channel->wait_readable(1'000'000);  // a millisecond at most: the timeout sweep goes on
+    } else {
+      cpu_relax();
+    }
   }
   out.end_tsc = read_tsc();
   out.receive_errors = channel->receive_errors();

@@ -21,6 +21,9 @@ struct LoadRunConfig {
   unsigned connections = 1;      // TCP
   double timeout_ms = 1000;      // a request with no reply this long after its send is dropped
   int cpu = -1;                  // pin the send loop here; -1: leave the thread where it is
+  // Between sends: spin on the cycle counter (precise, but takes the CPU), or sleep in the
+  // kernel until a reply comes or the next send nears (gives the CPU to whatever shares it).
+  bool block_between_sends = false;
   bool progress = false;         // a line per second on stderr
   double duration_s = 0;         // for the progress line
   uint64_t seed = 1;             // the request builder's random stream

@@ -110,6 +110,16 @@ class TcpChannel final : public Channel {
   }
   unsigned closed_connections() const override { return closed_; }
 
+  void wait_readable(uint64_t timeout_ns) override {
+    fds_.clear();
+    for (const Connection& c : connections_) {
+      // A connection with bytes still to send is polled, not waited on: go back at once.
+      if (!c.closed && !c.queued.empty()) return;
+      if (!c.closed) fds_.push_back(c.fd);
+    }
+    wait_for_any_readable(fds_.data(), fds_.size(), timeout_ns);
+  }
+
  private:
   void flush(Connection& c) {
     while (!c.queued.empty()) {
@@ -199,6 +209,7 @@ class TcpChannel final : public Channel {
   }
 
   std::vector<Connection> connections_;
+  std::vector<int> fds_;  // wait_readable's scratch
   unsigned closed_ = 0;
 };
 

@@ -33,6 +33,8 @@ class UdpChannel final : public Channel {
   }
   ~UdpChannel() override { ::close(fd_); }
 
+  void wait_readable(uint64_t timeout_ns) override { wait_for_any_readable(&fd_, 1, timeout_ns); }
+
   bool send(uint64_t, const unsigned char* bytes, std::size_t len) override {
     return ::send(fd_, bytes, len, MSG_DONTWAIT) == static_cast<ssize_t>(len);
   }

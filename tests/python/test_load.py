@@ -98,6 +98,7 @@ def test_help_lists_every_load_option(run_quanta):
         (["--target", "tcp://127.0.0.1:9000", "--connections", "0"], "--connections"),
         (["--target", "udp://127.0.0.1:9000", "--connections", "2"], "--connections"),
         (["--target", "udp://127.0.0.1:9000", "--arrivals", "bursty"], "--arrivals"),
+        (["--target", "udp://127.0.0.1:9000", "--wait", "sleep"], "--wait"),
         (["--target", "udp://127.0.0.1:9000", "--format", "xml"], "--format"),
         (["--target", "udp://127.0.0.1:9000", "--workload", "nonsense"], "nonsense"),
         (["--target", "udp://127.0.0.1:9000", "--app", ""], "--app"),

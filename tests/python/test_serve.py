@@ -535,7 +535,9 @@ def test_a_port_in_use_is_a_clear_error(serve, run_quanta):
     assert f"cannot listen on tcp://{host}:{port}" in proc.stderr
 
 
-@pytest.mark.parametrize("transport, extra", [("udp", []), ("tcp", ["--connections", "3"])])
+@pytest.mark.parametrize("transport, extra", [("udp", []), ("tcp", ["--connections", "3"]),
+                                              ("udp", ["--wait", "block"]),
+                                              ("tcp", ["--connections", "2", "--wait", "block"])])
 def test_quanta_load_against_quanta_serve_accounts_for_every_request(serve, run_quanta, transport, extra):
     # The two ends of issue 19 together, with their defaults (the spin app, extreme-bimodal):
     # every request the client sent is answered or counted, none is refused as malformed,

@@ -47,6 +47,7 @@ int load_command(const LoadOptions& o) {
   run.timeout_ms = o.timeout_ms;
   const std::vector<int> cpus = allowed_cpus();
   run.cpu = o.cpu >= 0 ? o.cpu : (cpus.empty() ? -1 : cpus.front());
+  run.block_between_sends = o.wait == "block";
   run.progress = o.progress.value_or(isatty(STDERR_FILENO) != 0 && o.duration_s > 3);
   run.duration_s = o.duration_s;
   run.seed = o.seed;
@@ -80,6 +81,7 @@ int load_command(const LoadOptions& o) {
   report.seed = o.seed;
   report.timeout_ms = o.timeout_ms;
   report.cpu = run.cpu;
+  report.wait = o.wait;
   report.app_name = apps.name();
   report.app_path = o.app_path;
   report.app_config = o.app_config;

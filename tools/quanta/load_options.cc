@@ -89,6 +89,12 @@ void add_load_options(CLI::App& cmd, LoadOptions& o) {
         for (int c : cpus) list += (list.empty() ? "" : ", ") + std::to_string(c);
         return "'" + text + "' is not a CPU this process may use (" + list + ")";
       });
+  cmd.add_option("--wait", o.wait,
+                 "Between sends: spin on the cycle counter (precise sends, but the client takes its CPU), or block in "
+                 "the kernel until a reply comes or the next send is 50 us away (leaves the CPU to a server sharing "
+                 "it; sends may be later)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"spin", "block"}));
   cmd.add_flag_callback("--progress", [&o] { o.progress = true; },
                         "A progress line per second on stderr (default: on when stderr is a terminal and the run "
                         "lasts over 3 s)");

@@ -26,6 +26,7 @@ struct LoadOptions {
   std::string format = "text";
   std::string latency_log;            // CSV interval log file; empty: none
   int cpu = -1;                       // pin the client's thread; -1: the first CPU this process may use
+  std::string wait = "spin";          // between sends: spin, or block in the kernel
   std::optional<bool> progress;       // unset: on when stderr is a terminal
 };
 
