@@ -7,7 +7,10 @@
 
 #include <cstdint>
 
+#include <cstring>
+
 #include "quanta/wire.h"
+#include "runtime/request.h"
 
 namespace quanta {
 
@@ -43,6 +46,19 @@ inline Frame frame_request(const unsigned char* data, uint32_t len, uint32_t max
   f.bytes = static_cast<uint32_t>(total);  // at most len
   f.verdict = f.header.class_index < class_count ? FrameVerdict::kRequest : FrameVerdict::kBadClass;
   return f;
+}
+
+// Fills a request record from a framed request (`data` at its header) for `sink`, arrived
+// at `now_tsc`: what both front ends do with a kRequest frame.
+inline void fill_request(Request& r, const Frame& frame, const unsigned char* data, Sink* sink, uint64_t now_tsc) {
+  r.id = frame.header.request_id;
+  r.cookie = frame.header.request_id;
+  r.class_index = frame.header.class_index;
+  r.flags = kRequestMeasured;
+  r.sink = sink;
+  r.payload_len = frame.header.payload_len;
+  if (r.payload_len > 0) std::memcpy(r.payload, data + QUANTA_WIRE_REQUEST_HEADER, r.payload_len);
+  r.arrival_tsc = now_tsc;
 }
 
 }  // namespace quanta

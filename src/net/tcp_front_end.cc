@@ -217,15 +217,8 @@ void TcpFrontEnd::frame(uint32_t slot, Request** out, uint32_t max, uint32_t& n)
       counters_.add(NetCounter::kTcpOverloaded);
       answer_now(slot, QUANTA_WIRE_OVERLOADED, header.request_id);
     } else {
-      r->id = header.request_id;
-      r->cookie = header.request_id;
-      r->class_index = header.class_index;
-      r->flags = kRequestMeasured;
-      r->sink = this;
-      r->payload_len = header.payload_len;
-      if (header.payload_len > 0) std::memcpy(r->payload, c.in.data() + QUANTA_WIRE_REQUEST_HEADER, header.payload_len);
+      fill_request(*r, frame, c.in.data(), this, read_tsc());
       tickets_[r->pool_index] = Ticket{slot, c.generation, take_sequence(c)};
-      r->arrival_tsc = read_tsc();
       counters_.add(NetCounter::kTcpRequests);
       out[n++] = r;
     }

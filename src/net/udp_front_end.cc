@@ -122,16 +122,9 @@ Request* UdpFrontEnd::admit(uint32_t slot) {
     send_reply(from, from_len, QUANTA_WIRE_OVERLOADED, header.request_id, nullptr);
     return nullptr;
   }
-  r->id = header.request_id;
-  r->cookie = header.request_id;
-  r->class_index = header.class_index;
-  r->flags = kRequestMeasured;
-  r->sink = this;
-  r->payload_len = header.payload_len;
-  if (header.payload_len > 0) std::memcpy(r->payload, bytes + QUANTA_WIRE_REQUEST_HEADER, header.payload_len);
+  fill_request(*r, frame, bytes, this, read_tsc());
   client_[r->pool_index] = from;
   client_len_[r->pool_index] = from_len;
-  r->arrival_tsc = read_tsc();
   counters_.add(NetCounter::kUdpRequests);
   return r;
 }

@@ -19,6 +19,17 @@
 namespace quanta {
 namespace {
 
+// The kernel's limit on memory mappings per process (vm.max_map_count; its usual default
+// if it cannot be read), and what the rest of a process takes of it (libraries, heap,
+// threads' stacks), generously.
+uint64_t kernel_memory_map_limit() {
+  std::ifstream in("/proc/sys/vm/max_map_count");
+  uint64_t limit = 0;
+  if (in >> limit && limit > 0) return limit;
+  return 65530;
+}
+constexpr uint64_t kMapsForTheRest = 2048;
+
 [[noreturn]] void bad(const std::string& option, const std::string& why) {
   throw std::invalid_argument(option + ": " + why);
 }
@@ -112,21 +123,6 @@ struct Runtime::Parts {
   StallWatch all_stalls;                         // the dispatcher's and every worker's
   RuntimeResult result;
 };
-
-namespace {
-
-// The kernel's limit on memory mappings per process (vm.max_map_count; its usual default
-// if it cannot be read), and what the rest of a process takes of it (libraries, heap,
-// threads' stacks), generously.
-uint64_t kernel_memory_map_limit() {
-  std::ifstream in("/proc/sys/vm/max_map_count");
-  uint64_t limit = 0;
-  if (in >> limit && limit > 0) return limit;
-  return 65530;
-}
-constexpr uint64_t kMapsForTheRest = 2048;
-
-}  // namespace
 
 Runtime::Runtime(const RuntimeConfig& config, const quanta_app& app)
     : config_(config), app_(app), workers_(resolve_workers(config)), parts_(std::make_unique<Parts>()) {

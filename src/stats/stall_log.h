@@ -141,7 +141,6 @@ class StallWatch {
   static constexpr double kDrainFactor = 1.0;
 
   void watch(const StallLog* log) { logs_.push_back(log); }
-  bool empty() const { return logs_.empty(); }
   // `from` and `to` in the logs' ticks: the request's arrival and finish by the runtime's
   // rule (the simulator also tries others).
   bool touched(uint64_t from, uint64_t to, double drain_factor = kDrainFactor) const {

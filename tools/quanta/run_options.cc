@@ -60,6 +60,23 @@ std::vector<std::string> dispatch_names(const std::string& text) {
 
 }  // namespace
 
+void add_runtime_resource_options(CLI::App& cmd, RunConfig& c) {
+  cmd.add_option("--task-slots", c.task_slots, "Requests a worker admits at once (one stack each)")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 65536u));
+  cmd.add_option("--stack-kib", c.stack_kib, "Stack size of each task in KiB")->capture_default_str()->check(CLI::Range(16u, 65536u));
+  cmd.add_option("--ring-capacity", c.ring_capacity, "Requests each worker's dispatch ring holds")
+      ->capture_default_str()
+      ->check(CLI::Range(2u, 1u << 24));
+  // The simulator takes it too: it decides which injected stalls (quanta sim --stalls) are seen.
+  cmd.add_option("--stall-threshold-us", c.stall_threshold_us,
+                 "A gap this long in a runtime thread's loop that its own work does not explain is counted as a "
+                 "host stall of its CPU (reported per thread; a run whose thread lost over 1% warns)")
+      ->capture_default_str()
+      ->check(finite_number())
+      ->check(CLI::Range(1.0, 1e6));
+}
+
 void add_run_options(CLI::App& cmd, RunOptions& o, bool simulated) {
   RunConfig& c = o.base;
   auto* workload = cmd.add_option("--workload", c.workload,
@@ -110,13 +127,7 @@ void add_run_options(CLI::App& cmd, RunOptions& o, bool simulated) {
       ->check(finite_number())
       ->check(CLI::Range(0.0, 0.99));
   cmd.add_option("--seed", c.seed, "Seed of the arrival schedule and of random policies")->capture_default_str();
-  cmd.add_option("--task-slots", c.task_slots, "Requests a worker admits at once (one stack each)")
-      ->capture_default_str()
-      ->check(CLI::Range(1u, 65536u));
-  cmd.add_option("--stack-kib", c.stack_kib, "Stack size of each task in KiB")->capture_default_str()->check(CLI::Range(16u, 65536u));
-  cmd.add_option("--ring-capacity", c.ring_capacity, "Requests each worker's dispatch ring holds")
-      ->capture_default_str()
-      ->check(CLI::Range(2u, 1u << 24));
+  add_runtime_resource_options(cmd, c);
   cmd.add_option("--on-full", c.on_full, "When a worker's ring is full: wait (the dispatcher stalls) or drop")
       ->capture_default_str()
       ->check(CLI::IsMember({"wait", "drop"}));
@@ -124,13 +135,6 @@ void add_run_options(CLI::App& cmd, RunOptions& o, bool simulated) {
   cmd.add_flag("--strict", o.strict,
                "Exit with status 3 when a run's figures come with warnings (a late or stalled dispatcher, latencies "
                "beyond the histograms, more threads than CPUs, ...; listed under the table and in the JSON)");
-  // The simulator takes it too: it decides which injected stalls (quanta sim --stalls) are seen.
-  cmd.add_option("--stall-threshold-us", c.stall_threshold_us,
-                 "A gap this long in a runtime thread's loop that its own work does not explain is counted as a "
-                 "host stall of its CPU (reported per thread; a run whose thread lost over 1% warns)")
-      ->capture_default_str()
-      ->check(finite_number())
-      ->check(CLI::Range(1.0, 1e6));
   if (!simulated) {
     cmd.add_option("--app", c.app_path,
                    "The app to serve: a shared object exporting QUANTA_APP_EXPORT(app) (quanta/quanta.h), or a comma "

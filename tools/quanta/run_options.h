@@ -28,6 +28,10 @@ struct RunOptions {
 // run is limited to this machine's CPUs).
 void add_run_options(CLI::App& command, RunOptions& options, bool simulated = false);
 
+// The runtime's resources and its stall threshold, the same on every command that builds a
+// runtime (run, sim, serve): --task-slots, --stack-kib, --ring-capacity, --stall-threshold-us.
+void add_runtime_resource_options(CLI::App& command, RunConfig& config);
+
 // One config per (local, dispatch, preempt) combination, in the order given. Throws
 // CLI::ValidationError naming the option for an unknown name.
 std::vector<RunConfig> expand_runs(const RunOptions& options);

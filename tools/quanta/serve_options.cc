@@ -32,15 +32,7 @@ void add_serve_options(CLI::App& cmd, ServeOptions& o) {
       ->capture_default_str()
       ->check(finite_number())
       ->check(CLI::PositiveNumber);
-  cmd.add_option("--task-slots", c.task_slots, "Requests a worker admits at once (one stack each)")
-      ->capture_default_str()
-      ->check(CLI::Range(1u, 65536u));
-  cmd.add_option("--stack-kib", c.stack_kib, "Stack size of each task in KiB")
-      ->capture_default_str()
-      ->check(CLI::Range(16u, 65536u));
-  cmd.add_option("--ring-capacity", c.ring_capacity, "Requests each worker's dispatch ring holds")
-      ->capture_default_str()
-      ->check(CLI::Range(2u, 1u << 24));
+  add_runtime_resource_options(cmd, c);
   cmd.add_option("--on-full", c.on_full,
                  "When a worker's ring is full: wait (the dispatcher stops reading the sockets meanwhile) or drop "
                  "(the request is answered OVERLOADED)")
@@ -58,11 +50,6 @@ void add_serve_options(CLI::App& cmd, ServeOptions& o) {
   cmd.add_option("--max-response-bytes", c.max_response_bytes, "Response buffer of each request")
       ->capture_default_str()
       ->check(CLI::Range(0u, 64u << 20));
-  cmd.add_option("--stall-threshold-us", c.stall_threshold_us,
-                 "A gap this long in a runtime thread's loop that its own work does not explain counts as a host stall")
-      ->capture_default_str()
-      ->check(finite_number())
-      ->check(CLI::Range(1.0, 1e6));
   cmd.add_option("--max-in-flight", o.max_in_flight,
                  "Requests each listening socket holds between arrival and reply; more are answered OVERLOADED")
       ->capture_default_str()
