@@ -16,13 +16,16 @@
 #include <string.h>
 
 #include "quanta/probe.h"
+#include "quanta/protocol.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* Bumped whenever quanta_app changes shape; the runtime refuses an app built for another. */
-#define QUANTA_APP_ABI_VERSION 2u
+/* Bumped whenever quanta_app changes shape. The runtime takes apps built for this version
+ * and for version 2 (which ended before `protocol`: such an app has no protocol of its
+ * own); it refuses any other. */
+#define QUANTA_APP_ABI_VERSION 3u
 
 /* A request as the handler sees it. `payload` is owned by the runtime and valid until
  * the handler returns. */
@@ -102,6 +105,10 @@ typedef struct quanta_app {
    * `*len` and returns 0; non-zero means it could not (the generator counts it as failed).
    * Called on the dispatcher's thread. Needed only to run the app with the generator. */
   int (*make_request)(const quanta_request_spec* spec, void* buffer, uint32_t capacity, uint32_t* len);
+  /* The app's own wire protocol for `quanta serve` and `quanta load` (quanta/protocol.h).
+   * NULL: quanta's default protocol (quanta/wire.h), in which make_request builds only the
+   * payload; with a protocol, make_request builds the whole request as sent. */
+  const quanta_protocol* protocol;
 } quanta_app;
 
 /* A shared object run by `quanta run --app` exports exactly this function. */

@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "net/wire_format.h"
+
 namespace quanta {
 
 const char* net_counter_name(NetCounter counter) {
@@ -16,6 +18,8 @@ const char* net_counter_name(NetCounter counter) {
     case NetCounter::kUdpBadClass: return "udp.bad_class";
     case NetCounter::kUdpTooLarge: return "udp.bad_too_large";
     case NetCounter::kUdpLengthMismatch: return "udp.bad_length_mismatch";
+    case NetCounter::kUdpProtocolRefused: return "udp.refused_by_protocol";
+    case NetCounter::kUdpBadDatagramHeader: return "udp.bad_datagram_header";
     case NetCounter::kUdpSendErrors: return "udp.send_errors";
     case NetCounter::kUdpReceiveErrors: return "udp.receive_errors";
     case NetCounter::kUdpDroppedByKernel: return "udp.dropped_by_kernel";
@@ -29,6 +33,8 @@ const char* net_counter_name(NetCounter counter) {
     case NetCounter::kTcpBadMagic: return "tcp.bad_magic";
     case NetCounter::kTcpBadClass: return "tcp.bad_class";
     case NetCounter::kTcpTooLarge: return "tcp.bad_too_large";
+    case NetCounter::kTcpProtocolRefused: return "tcp.refused_by_protocol";
+    case NetCounter::kTcpClosedByProtocol: return "tcp.closed_by_protocol";
     case NetCounter::kTcpPaused: return "tcp.paused_at_in_flight_limit";
     case NetCounter::kTcpClosedSlowReader: return "tcp.closed_slow_reader";
     case NetCounter::kTcpClosedError: return "tcp.closed_error";
@@ -36,6 +42,19 @@ const char* net_counter_name(NetCounter counter) {
     case NetCounter::kCount: break;
   }
   return "?";
+}
+
+NetCounter refusal_counter(bool udp, RefusalReason why) {
+  switch (why) {
+    case RefusalReason::kBadMagic: return udp ? NetCounter::kUdpBadMagic : NetCounter::kTcpBadMagic;
+    case RefusalReason::kTooLarge: return udp ? NetCounter::kUdpTooLarge : NetCounter::kTcpTooLarge;
+    case RefusalReason::kBadClass: return udp ? NetCounter::kUdpBadClass : NetCounter::kTcpBadClass;
+    case RefusalReason::kTruncated: return udp ? NetCounter::kUdpTruncated : NetCounter::kTcpPeerStoppedMidRequest;
+    case RefusalReason::kLengthMismatch: return udp ? NetCounter::kUdpLengthMismatch : NetCounter::kTcpTooLarge;
+    case RefusalReason::kProtocolRefused:
+    case RefusalReason::kNone: break;
+  }
+  return udp ? NetCounter::kUdpProtocolRefused : NetCounter::kTcpProtocolRefused;
 }
 
 nlohmann::json NetCounters::to_json() const {

@@ -24,7 +24,11 @@ enum class NetCounter : uint32_t {
   kUdpBadMagic,             // not this protocol: BAD_REQUEST
   kUdpBadClass,             // class index not one the app serves: BAD_REQUEST
   kUdpTooLarge,             // payload over --max-payload-bytes: BAD_REQUEST
-  kUdpLengthMismatch,       // payload_len disagrees with the datagram's size: BAD_REQUEST
+  kUdpLengthMismatch,       // not exactly one request (default protocol: payload_len disagrees with the
+                            // size; BAD_REQUEST)
+  kUdpProtocolRefused,      // the app's protocol answered it itself (a bad command): not run
+  kUdpBadDatagramHeader,    // memcached framing: no 8-byte frame header, or a request over several
+                            // datagrams: dropped
   kUdpSendErrors,           // a reply the kernel would not take (full buffer, unreachable, over 64 KiB): lost
   kUdpReceiveErrors,        // recvmmsg failed with something other than "nothing to read"
   kUdpDroppedByKernel,      // datagrams the kernel dropped on a full receive buffer (SO_RXQ_OVFL), as
@@ -40,6 +44,8 @@ enum class NetCounter : uint32_t {
   kTcpBadMagic,             // garbage on the stream: BAD_REQUEST, then closed
   kTcpBadClass,             // class out of range: BAD_REQUEST, then closed
   kTcpTooLarge,             // payload over --max-payload-bytes: BAD_REQUEST, then closed
+  kTcpProtocolRefused,      // the app's protocol answered it itself (a bad command): not run
+  kTcpClosedByProtocol,     // the app's protocol ended the connection (a quit, unframable bytes)
   kTcpPaused,               // times a connection's reading stopped at its in-flight limit
   kTcpClosedSlowReader,     // replies backed up past the connection's backlog: closed
   kTcpClosedError,          // a read or write failed (reset by the peer): closed
@@ -49,6 +55,10 @@ enum class NetCounter : uint32_t {
 
 // "udp.datagrams", ...
 const char* net_counter_name(NetCounter counter);
+
+enum class RefusalReason;
+// The counter of input refused for `why` over UDP or TCP.
+NetCounter refusal_counter(bool udp, RefusalReason why);
 
 class NetCounters {
  public:

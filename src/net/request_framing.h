@@ -1,5 +1,6 @@
-// Where one wire-protocol request ends in a run of bytes, and whether it may be served:
-// the one parser both front ends use (a UDP datagram is a run that must hold exactly one
+// Where one default-protocol request (quanta/wire.h) ends in a run of bytes, and whether
+// it may be served: the parser under DefaultWireFormat (wire_format.h), which both front
+// ends use (a UDP datagram is a run that must hold exactly one
 // request; a TCP connection's read buffer a run that may hold several, or part of one).
 // Pure: no sockets, no state, so it is unit-tested and fuzzed on its own
 // (tests/fuzz/request_framing_fuzz.cc).
@@ -7,10 +8,7 @@
 
 #include <cstdint>
 
-#include <cstring>
-
 #include "quanta/wire.h"
-#include "runtime/request.h"
 
 namespace quanta {
 
@@ -46,19 +44,6 @@ inline Frame frame_request(const unsigned char* data, uint32_t len, uint32_t max
   f.bytes = static_cast<uint32_t>(total);  // at most len
   f.verdict = f.header.class_index < class_count ? FrameVerdict::kRequest : FrameVerdict::kBadClass;
   return f;
-}
-
-// Fills a request record from a framed request (`data` at its header) for `sink`, arrived
-// at `now_tsc`: what both front ends do with a kRequest frame.
-inline void fill_request(Request& r, const Frame& frame, const unsigned char* data, Sink* sink, uint64_t now_tsc) {
-  r.id = frame.header.request_id;
-  r.cookie = frame.header.request_id;
-  r.class_index = frame.header.class_index;
-  r.flags = kRequestMeasured;
-  r.sink = sink;
-  r.payload_len = frame.header.payload_len;
-  if (r.payload_len > 0) std::memcpy(r.payload, data + QUANTA_WIRE_REQUEST_HEADER, r.payload_len);
-  r.arrival_tsc = now_tsc;
 }
 
 }  // namespace quanta

@@ -8,24 +8,26 @@
 #include <cstdint>
 #include <vector>
 
+#include "quanta/protocol.h"
 #include "runtime/request.h"
 
 namespace quanta {
 
-// A reply waiting in a connection's reorder window: a finished request (OK), or an answer
-// the front end gave itself (OVERLOADED, BAD_REQUEST) that still must keep its place.
+// A reply waiting in a connection's reorder window: a finished request, or an answer the
+// front end gave itself (the protocol's overload answer, or its answer to input it would
+// not run) that still must keep its place.
 struct PendingReply {
   bool ready = false;
-  uint16_t kind = 0;
-  uint64_t request_id = 0;
-  Request* request = nullptr;  // OK replies: the record, released once its bytes are copied out
+  Request* request = nullptr;  // a finished request: the record, released once its bytes are copied out
+  uint32_t answer_len = 0;     // otherwise: the answer's bytes (0: nothing to send)
+  unsigned char answer[QUANTA_FRAME_REPLY_CAPACITY];
 };
 
 struct TcpConnection {
   int fd = -1;
   uint32_t generation = 0;      // changes when the slot is reused: late completions are told apart
   // Framing.
-  std::vector<unsigned char> in;  // capacity: one header + the largest payload
+  std::vector<unsigned char> in;  // capacity: the largest request (WireFormat::max_frame_bytes)
   uint32_t in_len = 0;
   // Ordering: request k of the connection gets sequence k; its reply waits in window[k % size]
   // until every earlier one has been written out.
@@ -41,7 +43,7 @@ struct TcpConnection {
   bool open = false;
   bool paused = false;          // at the in-flight limit: not reading
   bool read_closed = false;     // the client sent EOF: answer what came, then close
-  bool closing = false;         // sent BAD_REQUEST for garbage: write out what is due, then close
+  bool closing = false;         // the protocol ended the stream (garbage, quit): write out what is due, then close
   bool stopped_mid_request = false;  // the stream ended inside a request (counted as such)
 
   uint64_t in_flight() const { return next_sequence - next_reply; }

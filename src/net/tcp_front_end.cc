@@ -6,13 +6,13 @@
 #include <sys/epoll.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <stdexcept>
 
 #include "core/tsc.h"
-#include "net/request_framing.h"
 #include "quanta/wire.h"
 
 namespace quanta {
@@ -31,9 +31,10 @@ void watch(int epoll_fd, int fd, uint32_t slot, uint32_t events, int op) {
 }  // namespace
 
 TcpFrontEnd::TcpFrontEnd(const ListenAddress& address, const FrontEndLimits& limits, const TcpLimits& tcp,
-                         NetCounters& counters)
+                         const WireFormat& format, NetCounters& counters)
     : limits_(limits),
       tcp_(tcp),
+      format_(format),
       counters_(counters),
       pool_(limits.max_in_flight, limits.max_payload_bytes, limits.max_response_bytes),
       tickets_(limits.max_in_flight),
@@ -128,7 +129,7 @@ void TcpFrontEnd::accept_new() {
     // Replies are small and each is complete when written: do not hold them back.
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof on);
     c.fd = fd;
-    c.in.assign(QUANTA_WIRE_REQUEST_HEADER + limits_.max_payload_bytes, 0);
+    c.in.assign(format_.max_frame_bytes(), 0);
     c.in_len = 0;
     c.window.assign(tcp_.max_in_flight_per_connection, PendingReply{});
     c.next_sequence = c.next_reply = 0;
@@ -186,38 +187,36 @@ void TcpFrontEnd::frame(uint32_t slot, Request** out, uint32_t max, uint32_t& n)
       }
       return;
     }
-    const Frame frame = frame_request(c.in.data(), c.in_len, limits_.max_payload_bytes, limits_.class_count);
-    const quanta_wire_request& header = frame.header;
-    if (frame.verdict == FrameVerdict::kNeedMore) {
+    const FramedInput in = c.in_len > 0 ? format_.frame(c.in.data(), c.in_len) : FramedInput{};
+    if (in.kind == InputKind::kNeedMore) {
       incomplete = c.in_len > 0;
       break;
     }
-    if (frame.verdict == FrameVerdict::kBadMagic) {
-      // Not this protocol: nothing after it can be framed. Answer, then close.
-      counters_.add(NetCounter::kTcpBadMagic);
+    if (in.kind == InputKind::kClose) {
+      // Nothing after this point can be framed (or the client asked to leave): answer
+      // after the replies still due, then close.
+      counters_.add(in.reason == RefusalReason::kProtocolRefused ? NetCounter::kTcpClosedByProtocol
+                                                                   : refusal_counter(false, in.reason));
       c.closing = true;
       watch(epoll_fd_, c.fd, slot, 0, EPOLL_CTL_MOD);
-      answer_now(slot, QUANTA_WIRE_BAD_REQUEST, 0);
+      if (in.answer_len > 0) {
+        answer_now(slot, in.answer, in.answer_len);
+      } else {
+        maybe_finish(slot);
+      }
       return;
     }
-    if (frame.verdict == FrameVerdict::kTooLarge) {
-      // Reading past it would mean buffering more than the limit: answer, then close.
-      counters_.add(NetCounter::kTcpTooLarge);
-      c.closing = true;
-      watch(epoll_fd_, c.fd, slot, 0, EPOLL_CTL_MOD);
-      answer_now(slot, QUANTA_WIRE_BAD_REQUEST, header.request_id);
-      return;
-    }
-    const uint32_t total = frame.bytes;
-    if (frame.verdict == FrameVerdict::kBadClass) {
-      // The stream is still framed: answer this one and go on.
-      counters_.add(NetCounter::kTcpBadClass);
-      answer_now(slot, QUANTA_WIRE_BAD_REQUEST, header.request_id);
+    const uint32_t total = in.length;
+    if (in.kind == InputKind::kAnswer) {
+      // Still framed: answer this one in its turn and go on.
+      counters_.add(refusal_counter(false, in.reason));
+      answer_now(slot, in.answer, in.answer_len);
     } else if (Request* r = pool_.acquire(); r == nullptr) {
       counters_.add(NetCounter::kTcpOverloaded);
-      answer_now(slot, QUANTA_WIRE_OVERLOADED, header.request_id);
+      unsigned char answer[QUANTA_FRAME_REPLY_CAPACITY];
+      answer_now(slot, answer, format_.overloaded(in.request_id, answer));
     } else {
-      fill_request(*r, frame, c.in.data(), this, read_tsc());
+      fill_request(*r, in, c.in.data(), next_id_++, this, read_tsc());
       tickets_[r->pool_index] = Ticket{slot, c.generation, take_sequence(c)};
       counters_.add(NetCounter::kTcpRequests);
       out[n++] = r;
@@ -236,14 +235,19 @@ void TcpFrontEnd::frame(uint32_t slot, Request** out, uint32_t max, uint32_t& n)
 
 uint64_t TcpFrontEnd::take_sequence(TcpConnection& c) {
   const uint64_t sequence = c.next_sequence++;
-  c.window[sequence % c.window.size()] = PendingReply{};
+  PendingReply& p = c.window[sequence % c.window.size()];
+  p.ready = false;
+  p.request = nullptr;
+  p.answer_len = 0;
   return sequence;
 }
 
-void TcpFrontEnd::answer_now(uint32_t slot, uint16_t kind, uint64_t request_id) {
+void TcpFrontEnd::answer_now(uint32_t slot, const unsigned char* answer, uint32_t len) {
   TcpConnection& c = connections_[slot];
-  const uint64_t sequence = take_sequence(c);
-  c.window[sequence % c.window.size()] = PendingReply{true, kind, request_id, nullptr};
+  PendingReply& p = c.window[take_sequence(c) % c.window.size()];
+  p.ready = true;
+  p.answer_len = std::min(len, QUANTA_FRAME_REPLY_CAPACITY);
+  std::memcpy(p.answer, answer, p.answer_len);
   advance(slot);
 }
 
@@ -254,15 +258,15 @@ void TcpFrontEnd::complete(Request& request) {
 
 void TcpFrontEnd::reject(Request& request, RejectReason) {
   counters_.add(NetCounter::kTcpOverloaded);
-  place_completion(request, QUANTA_WIRE_OVERLOADED);
+  place_completion(request, false);
 }
 
 void TcpFrontEnd::drain_completions() {
   Request* r = nullptr;
-  while (finished_.try_pop(r)) place_completion(*r, QUANTA_WIRE_OK);
+  while (finished_.try_pop(r)) place_completion(*r, true);
 }
 
-void TcpFrontEnd::place_completion(Request& request, uint16_t kind) {
+void TcpFrontEnd::place_completion(Request& request, bool ran) {
   const Ticket ticket = tickets_[request.pool_index];
   TcpConnection& c = connections_[ticket.slot];
   if (!c.open || c.generation != ticket.generation) {
@@ -271,10 +275,11 @@ void TcpFrontEnd::place_completion(Request& request, uint16_t kind) {
     return;
   }
   PendingReply& p = c.window[ticket.sequence % c.window.size()];
-  p = PendingReply{true, kind, request.cookie, nullptr};
-  if (kind == QUANTA_WIRE_OK) {
+  p.ready = true;
+  if (ran) {
     p.request = &request;
   } else {
+    p.answer_len = format_.overloaded(request.cookie, p.answer);
     pool_.release(request);
   }
   advance(ticket.slot);
@@ -285,24 +290,20 @@ void TcpFrontEnd::advance(uint32_t slot) {
   while (c.next_reply < c.next_sequence) {
     PendingReply& p = c.window[c.next_reply % c.window.size()];
     if (!p.ready) break;
-    quanta_wire_reply reply{};
-    reply.kind = p.kind;
-    reply.request_id = p.request_id;
     if (p.request != nullptr) {
-      reply.response_len = p.request->response_len;
-      reply.value = p.request->value;
-      reply.status = p.request->status;
-    }
-    unsigned char header[QUANTA_WIRE_REPLY_HEADER];
-    quanta_wire_encode_reply(header, &reply);
-    c.out.insert(c.out.end(), header, header + sizeof header);
-    if (p.request != nullptr) {
+      unsigned char head[WireFormat::kMaxPrefixBytes];
+      const uint32_t head_len = format_.reply_prefix(*p.request, head);
       const auto* bytes = reinterpret_cast<const unsigned char*>(p.request->response);
+      c.out.insert(c.out.end(), head, head + head_len);
       c.out.insert(c.out.end(), bytes, bytes + p.request->response_len);
       pool_.release(*p.request);
       counters_.add(NetCounter::kTcpRepliesOk);
+    } else {
+      c.out.insert(c.out.end(), p.answer, p.answer + p.answer_len);
     }
-    p = PendingReply{};
+    p.ready = false;
+    p.request = nullptr;
+    p.answer_len = 0;
     ++c.next_reply;
   }
   if (c.backlog_bytes() > tcp_.max_backlog_bytes) {
@@ -368,7 +369,9 @@ void TcpFrontEnd::close_connection(uint32_t slot) {
   ::close(c.fd);  // also leaves the epoll set
   for (PendingReply& p : c.window) {
     if (p.request != nullptr) pool_.release(*p.request);
-    p = PendingReply{};
+    p.ready = false;
+    p.request = nullptr;
+    p.answer_len = 0;
   }
   // Its requests still in the runtime find a new generation and are discarded.
   ++c.generation;

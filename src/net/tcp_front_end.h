@@ -1,5 +1,6 @@
 // The TCP front end of `quanta serve`: a listening socket and its connections, each a
-// stream of wire-protocol requests (quanta/wire.h) whose replies go back in request order.
+// stream of requests in the protocol its WireFormat speaks (the default one of
+// quanta/wire.h, or the app's own), whose replies go back in request order.
 //
 // Everything happens on the dispatcher's thread in poll(), which never waits: an
 // epoll_wait with a zero timeout says which sockets can be read (or accepted), each
@@ -34,6 +35,7 @@
 #include "net/net_counters.h"
 #include "net/tcp_connection.h"
 #include "net/udp_front_end.h"
+#include "net/wire_format.h"
 #include "runtime/mpmc_queue.h"
 #include "runtime/request_pool.h"
 #include "runtime/source.h"
@@ -49,7 +51,9 @@ struct TcpLimits {
 class TcpFrontEnd final : public Source, public Sink {
  public:
   // Binds and listens (std::runtime_error naming the address if it cannot).
-  TcpFrontEnd(const ListenAddress& address, const FrontEndLimits& limits, const TcpLimits& tcp, NetCounters& counters);
+  // `format` must outlive the front end.
+  TcpFrontEnd(const ListenAddress& address, const FrontEndLimits& limits, const TcpLimits& tcp,
+              const WireFormat& format, NetCounters& counters);
   ~TcpFrontEnd() override;
   TcpFrontEnd(const TcpFrontEnd&) = delete;
   TcpFrontEnd& operator=(const TcpFrontEnd&) = delete;
@@ -83,10 +87,12 @@ class TcpFrontEnd final : public Source, public Sink {
   void read_and_frame(uint32_t slot, Request** out, uint32_t max, uint32_t& n);
   void frame(uint32_t slot, Request** out, uint32_t max, uint32_t& n);
   // Gives a request of connection `slot` its sequence number and window slot, for a reply
-  // the front end answers itself (request == nullptr) or one the runtime will finish.
+  // the front end answers itself or one the runtime will finish.
   uint64_t take_sequence(TcpConnection& c);
-  void answer_now(uint32_t slot, uint16_t kind, uint64_t request_id);
-  void place_completion(Request& request, uint16_t kind);
+  // Answers the next request of connection `slot` with `len` bytes of `answer` (0: nothing).
+  void answer_now(uint32_t slot, const unsigned char* answer, uint32_t len);
+  // A request back from the runtime: finished (`ran`), or dropped by it.
+  void place_completion(Request& request, bool ran);
   void drain_completions();
   // Moves the replies now in order to the write buffer, writes, and closes or resumes the
   // connection as its state says.
@@ -100,7 +106,9 @@ class TcpFrontEnd final : public Source, public Sink {
   sockaddr_storage bound_{};
   FrontEndLimits limits_;
   TcpLimits tcp_;
+  const WireFormat& format_;
   NetCounters& counters_;
+  uint64_t next_id_ = 0;  // the records' ids, in arrival order
   RequestPool pool_;
   std::vector<Ticket> tickets_;
   MpmcQueue<Request*> finished_;        // workers -> dispatcher

@@ -7,18 +7,22 @@
 #include <cstring>
 
 #include "core/tsc.h"
-#include "net/request_framing.h"
+#include "net/memcached_frame.h"
 #include "quanta/wire.h"
 
 namespace quanta {
 
-UdpFrontEnd::UdpFrontEnd(const ListenAddress& address, const FrontEndLimits& limits, NetCounters& counters)
+UdpFrontEnd::UdpFrontEnd(const ListenAddress& address, const FrontEndLimits& limits, const WireFormat& format,
+                         uint32_t datagram, NetCounters& counters)
     : limits_(limits),
+      format_(format),
+      memcached_framing_(datagram == QUANTA_DATAGRAM_MEMCACHED),
       counters_(counters),
       pool_(limits.max_in_flight, limits.max_payload_bytes, limits.max_response_bytes),
       client_(limits.max_in_flight),
       client_len_(limits.max_in_flight, 0),
-      buffer_bytes_(QUANTA_WIRE_REQUEST_HEADER + limits.max_payload_bytes + 1),
+      frame_id_(limits.max_in_flight, 0),
+      buffer_bytes_(format.max_frame_bytes() + MemcachedFrame::kBytes + 1),
       buffers_(static_cast<std::size_t>(buffer_bytes_) * kBatch),
       from_(kBatch),
       iov_(kBatch),
@@ -78,91 +82,122 @@ void UdpFrontEnd::note_kernel_drops(msghdr& header) {
 Request* UdpFrontEnd::admit(uint32_t slot) {
   const mmsghdr& m = messages_[slot];
   const unsigned char* bytes = buffers_.data() + static_cast<std::size_t>(slot) * buffer_bytes_;
-  const uint32_t len = m.msg_len;
+  uint32_t len = m.msg_len;
   const sockaddr_storage& from = from_[slot];
   const socklen_t from_len = m.msg_hdr.msg_namelen;
   if (len == 0) {
     counters_.add(NetCounter::kUdpEmpty);
     return nullptr;
   }
-  // A datagram must be exactly one request: the framing, then its size.
-  const Frame frame = frame_request(bytes, len, limits_.max_payload_bytes, limits_.class_count);
-  const quanta_wire_request& header = frame.header;
-  // What cannot be read as a request is answered with id 0: its id is not known.
-  if (len < QUANTA_WIRE_REQUEST_HEADER) {
-    counters_.add(NetCounter::kUdpTruncated);
-    send_reply(from, from_len, QUANTA_WIRE_BAD_REQUEST, 0, nullptr);
-    return nullptr;
+  uint16_t frame_id = 0;
+  if (memcached_framing_) {
+    // The request must fit one datagram (number 0 of 1), as memcached requires.
+    MemcachedFrame frame;
+    if (!frame.decode(bytes, len) || frame.sequence != 0 || frame.count != 1) {
+      counters_.add(NetCounter::kUdpBadDatagramHeader);
+      return nullptr;
+    }
+    frame_id = frame.request_id;
+    bytes += MemcachedFrame::kBytes;
+    len -= MemcachedFrame::kBytes;
   }
-  if (frame.verdict == FrameVerdict::kBadMagic) {
-    counters_.add(NetCounter::kUdpBadMagic);
-    send_reply(from, from_len, QUANTA_WIRE_BAD_REQUEST, 0, nullptr);
-    return nullptr;
+  FramedInput in = format_.frame_datagram(bytes, std::min(len, format_.max_frame_bytes()));
+  if ((m.msg_hdr.msg_flags & MSG_TRUNC) != 0 || len > format_.max_frame_bytes()) {
+    // More than the largest request came: answered as the protocol answers its first
+    // bytes (the default protocol: BAD_REQUEST), never run.
+    in.kind = InputKind::kAnswer;
+    in.reason = RefusalReason::kTooLarge;
   }
-  // Cut at the buffer (MSG_TRUNC: more than a header and the limit came) or announcing
-  // more than the limit.
-  if ((m.msg_hdr.msg_flags & MSG_TRUNC) != 0 || frame.verdict == FrameVerdict::kTooLarge) {
-    counters_.add(NetCounter::kUdpTooLarge);
-    send_reply(from, from_len, QUANTA_WIRE_BAD_REQUEST, header.request_id, nullptr);
-    return nullptr;
-  }
-  if (frame.verdict == FrameVerdict::kNeedMore || frame.bytes != len) {
-    counters_.add(NetCounter::kUdpLengthMismatch);
-    send_reply(from, from_len, QUANTA_WIRE_BAD_REQUEST, header.request_id, nullptr);
-    return nullptr;
-  }
-  if (frame.verdict == FrameVerdict::kBadClass) {
-    counters_.add(NetCounter::kUdpBadClass);
-    send_reply(from, from_len, QUANTA_WIRE_BAD_REQUEST, header.request_id, nullptr);
+  if (in.kind != InputKind::kRequest) {
+    counters_.add(refusal_counter(true, in.reason));
+    if (in.answer_len > 0) send_reply(from, from_len, frame_id, in.answer, in.answer_len, nullptr, 0);
     return nullptr;
   }
   Request* r = pool_.acquire();
   if (r == nullptr) {
     counters_.add(NetCounter::kUdpOverloaded);
-    send_reply(from, from_len, QUANTA_WIRE_OVERLOADED, header.request_id, nullptr);
+    unsigned char answer[QUANTA_FRAME_REPLY_CAPACITY];
+    const uint32_t n = format_.overloaded(in.request_id, answer);
+    if (n > 0) send_reply(from, from_len, frame_id, answer, n, nullptr, 0);
     return nullptr;
   }
-  fill_request(*r, frame, bytes, this, read_tsc());
+  fill_request(*r, in, bytes, next_id_++, this, read_tsc());
   client_[r->pool_index] = from;
   client_len_[r->pool_index] = from_len;
+  frame_id_[r->pool_index] = frame_id;
   counters_.add(NetCounter::kUdpRequests);
   return r;
 }
 
-bool UdpFrontEnd::send_reply(const sockaddr_storage& to, socklen_t to_len, uint16_t kind, uint64_t request_id,
-                             const Request* done) {
-  quanta_wire_reply reply{};
-  reply.kind = kind;
-  reply.request_id = request_id;
-  if (done != nullptr) {
-    reply.response_len = done->response_len;
-    reply.value = done->value;
-    reply.status = done->status;
-  }
-  unsigned char header[QUANTA_WIRE_REPLY_HEADER];
-  quanta_wire_encode_reply(header, &reply);
-  iovec parts[2] = {{header, sizeof header}, {done != nullptr ? done->response : nullptr, reply.response_len}};
+bool UdpFrontEnd::send_reply(const sockaddr_storage& to, socklen_t to_len, uint16_t frame_id, const unsigned char* head,
+                             uint32_t head_len, const void* body, uint32_t body_len) {
   msghdr m{};
   m.msg_name = const_cast<sockaddr_storage*>(&to);
   m.msg_namelen = to_len;
-  m.msg_iov = parts;
-  m.msg_iovlen = reply.response_len > 0 ? 2 : 1;
-  if (sendmsg(fd_, &m, MSG_DONTWAIT | MSG_NOSIGNAL) >= 0) return true;
-  counters_.add(NetCounter::kUdpSendErrors);
-  return false;
+  if (!memcached_framing_) {
+    iovec parts[2] = {{const_cast<unsigned char*>(head), head_len}, {const_cast<void*>(body), body_len}};
+    m.msg_iov = head_len > 0 ? parts : parts + 1;
+    m.msg_iovlen = (head_len > 0 ? 1 : 0) + (body_len > 0 ? 1 : 0);
+    if (sendmsg(fd_, &m, MSG_DONTWAIT | MSG_NOSIGNAL) >= 0) return true;
+    counters_.add(NetCounter::kUdpSendErrors);
+    return false;
+  }
+  // memcached framing: the reply (head, then body) in pieces of at most a datagram's room,
+  // each after a frame header: the request's id, the piece's number, how many there are.
+  constexpr uint32_t kRoom = MemcachedFrame::kMaxDatagramBytes - MemcachedFrame::kBytes;
+  const uint64_t total_bytes = uint64_t{head_len} + body_len;
+  const uint64_t pieces = std::max<uint64_t>(1, (total_bytes + kRoom - 1) / kRoom);
+  if (pieces > UINT16_MAX) {
+    counters_.add(NetCounter::kUdpSendErrors);
+    return false;
+  }
+  const auto* body_bytes = static_cast<const unsigned char*>(body);
+  uint64_t at = 0;
+  for (uint64_t piece = 0; piece < pieces; ++piece) {
+    unsigned char header[MemcachedFrame::kBytes];
+    MemcachedFrame{frame_id, static_cast<uint16_t>(piece), static_cast<uint16_t>(pieces)}.encode(header);
+    iovec parts[3];
+    int count = 0;
+    parts[count++] = {header, sizeof header};
+    const uint64_t end = std::min(total_bytes, at + kRoom);
+    if (at < head_len) {
+      const uint64_t to_head = std::min<uint64_t>(end, head_len);
+      parts[count++] = {const_cast<unsigned char*>(head + at), static_cast<std::size_t>(to_head - at)};
+    }
+    if (end > head_len) {
+      const uint64_t from_body = std::max<uint64_t>(at, head_len) - head_len;
+      parts[count++] = {const_cast<unsigned char*>(body_bytes + from_body),
+                        static_cast<std::size_t>(end - head_len - from_body)};
+    }
+    m.msg_iov = parts;
+    m.msg_iovlen = static_cast<std::size_t>(count);
+    if (sendmsg(fd_, &m, MSG_DONTWAIT | MSG_NOSIGNAL) < 0) {
+      counters_.add(NetCounter::kUdpSendErrors);
+      return false;
+    }
+    at = end;
+  }
+  return true;
 }
 
 void UdpFrontEnd::complete(Request& request) {
-  if (send_reply(client_[request.pool_index], client_len_[request.pool_index], QUANTA_WIRE_OK, request.cookie,
-                 &request)) {
+  const uint32_t i = request.pool_index;
+  unsigned char head[WireFormat::kMaxPrefixBytes];
+  const uint32_t head_len = format_.reply_prefix(request, head);
+  if (head_len + request.response_len == 0 && format_.empty_response_is_silent()) {
+    // The protocol's "no reply" (memcached's noreply): nothing to send.
+  } else if (send_reply(client_[i], client_len_[i], frame_id_[i], head, head_len, request.response,
+                        request.response_len)) {
     counters_.add(NetCounter::kUdpRepliesOk);
   }
   pool_.release(request);
 }
 
 void UdpFrontEnd::reject(Request& request, RejectReason) {
-  send_reply(client_[request.pool_index], client_len_[request.pool_index], QUANTA_WIRE_OVERLOADED, request.cookie,
-             nullptr);
+  const uint32_t i = request.pool_index;
+  unsigned char answer[QUANTA_FRAME_REPLY_CAPACITY];
+  const uint32_t n = format_.overloaded(request.cookie, answer);
+  if (n > 0) send_reply(client_[i], client_len_[i], frame_id_[i], answer, n, nullptr, 0);
   counters_.add(NetCounter::kUdpOverloaded);
   pool_.release(request);
 }

@@ -1,13 +1,16 @@
-// The UDP front end of `quanta serve`: one socket, one request per datagram in the wire
-// protocol (quanta/wire.h), as a Source the dispatcher polls and the Sink of the requests
-// it makes.
+// The UDP front end of `quanta serve`: one socket, one request per datagram in the
+// protocol its WireFormat speaks (the default one of quanta/wire.h, or the app's own), as a
+// Source the dispatcher polls and the Sink of the requests it makes. With an app protocol
+// that uses memcached's UDP framing, every datagram starts with memcached's 8-byte frame
+// header: the request's is kept with the request and starts every datagram of its reply,
+// which is cut into datagrams of at most 1400 bytes as memcached does.
 //
 // poll() runs on the dispatcher's thread and never blocks: one recvmmsg takes up to a
 // batch of datagrams that are already queued, each is checked, copied into a record of
 // this front end's pool and handed to the dispatcher. A datagram that is not a good
-// request is answered BAD_REQUEST at once (an empty one is dropped: there is nothing to
-// answer) and counted by its reason; when every record is in use the request is answered
-// OVERLOADED. So the pool is the only per-request memory and bounds what is in flight.
+// request is answered at once as the protocol says (default protocol: BAD_REQUEST; an
+// empty datagram is dropped: there is nothing to answer) and counted by its reason; when
+// every record is in use the request gets the protocol's overload answer. So the pool is the only per-request memory and bounds what is in flight.
 //
 // The worker that finishes a request sends its reply itself (complete()): sendmsg on one
 // UDP socket from several threads is safe, a datagram goes out whole, and this keeps the
@@ -25,6 +28,7 @@
 
 #include "net/listen_address.h"
 #include "net/net_counters.h"
+#include "net/wire_format.h"
 #include "runtime/request_pool.h"
 #include "runtime/source.h"
 
@@ -40,7 +44,9 @@ struct FrontEndLimits {
 class UdpFrontEnd final : public Source, public Sink {
  public:
   // Binds the socket (std::runtime_error naming the address if it cannot).
-  UdpFrontEnd(const ListenAddress& address, const FrontEndLimits& limits, NetCounters& counters);
+  // `format` and `datagram` (a QUANTA_DATAGRAM_* value) must outlive the front end.
+  UdpFrontEnd(const ListenAddress& address, const FrontEndLimits& limits, const WireFormat& format, uint32_t datagram,
+              NetCounters& counters);
   ~UdpFrontEnd() override;
   UdpFrontEnd(const UdpFrontEnd&) = delete;
   UdpFrontEnd& operator=(const UdpFrontEnd&) = delete;
@@ -63,20 +69,27 @@ class UdpFrontEnd final : public Source, public Sink {
   void note_kernel_drops(msghdr& header);
   // Turns one received datagram into a request, or answers it. Returns the request or nullptr.
   Request* admit(uint32_t slot);
-  // False (and counted) when the kernel would not take it.
-  bool send_reply(const sockaddr_storage& to, socklen_t to_len, uint16_t kind, uint64_t request_id, const Request* done);
+  // Sends `head` then `body` to `to` as one reply: one datagram, or with memcached framing
+  // as many as it takes, each after a frame header for request `frame_id`. False (and
+  // counted) when the kernel would not take it.
+  bool send_reply(const sockaddr_storage& to, socklen_t to_len, uint16_t frame_id, const unsigned char* head,
+                  uint32_t head_len, const void* body, uint32_t body_len);
 
   int fd_ = -1;
   sockaddr_storage bound_{};
   FrontEndLimits limits_;
+  const WireFormat& format_;
+  bool memcached_framing_;
   NetCounters& counters_;
+  uint64_t next_id_ = 0;  // the records' ids, in arrival order (the dispatcher's thread)
   RequestPool pool_;
   // Each record's client, by pool_index: written on the dispatcher before the request is
   // handed over, read by the worker that finishes it (the hand-over orders the two).
   std::vector<sockaddr_storage> client_;
   std::vector<socklen_t> client_len_;
-  // The batch's receive buffers: one header and the largest payload, plus one byte so
-  // that a larger datagram shows as too large rather than as cut to size.
+  std::vector<uint16_t> frame_id_;  // memcached framing: the request's frame id
+  // The batch's receive buffers: the largest request (and a frame header), plus one byte
+  // so that a larger datagram shows as too large rather than as cut to size.
   uint32_t buffer_bytes_;
   std::vector<unsigned char> buffers_;
   std::vector<sockaddr_storage> from_;

@@ -5,6 +5,7 @@
 
 #include <stdexcept>
 
+#include "runtime/app_abi.h"
 #include "runtime/probe_records.h"
 
 namespace quanta {
@@ -25,14 +26,13 @@ AppLibrary::AppLibrary(const std::string& path) : path_(path) {
     throw std::invalid_argument("--app: '" + path + "' exports no " QUANTA_APP_ENTRY_SYMBOL
                                 " function (define the app with QUANTA_APP_EXPORT(app) from quanta/quanta.h)");
   }
-  app_ = reinterpret_cast<quanta_app_entry_fn>(entry)();
-  if (app_ == nullptr) throw std::invalid_argument("--app: " QUANTA_APP_ENTRY_SYMBOL " of '" + path + "' returned NULL");
-  if (app_->abi_version != QUANTA_APP_ABI_VERSION) {
-    throw std::invalid_argument("--app: '" + path + "' was built for app ABI version " +
-                                std::to_string(app_->abi_version) + ", this quanta runs version " +
-                                std::to_string(QUANTA_APP_ABI_VERSION) + " (rebuild it against this quanta)");
+  const quanta_app* given = reinterpret_cast<quanta_app_entry_fn>(entry)();
+  if (given == nullptr) throw std::invalid_argument("--app: " QUANTA_APP_ENTRY_SYMBOL " of '" + path + "' returned NULL");
+  if (const std::string why = read_app_abi(*given, app_); !why.empty()) {
+    throw std::invalid_argument("--app: '" + path + "' was " + why + " (rebuild it against this quanta)");
   }
-  if (app_->handle_request == nullptr) throw std::invalid_argument("--app: '" + path + "' has no handle_request");
+  if (app_.handle_request == nullptr) throw std::invalid_argument("--app: '" + path + "' has no handle_request");
+  check_protocol(app_, "--app: '" + path + "'");
   register_signal_safe_text(handle);
 }
 
@@ -44,6 +44,16 @@ void AppLibrary::register_signal_safe_text(void* handle) {
   for (const auto& [begin, end] : read_section_ranges(path_, "quanta_text")) {
     quanta_register_signal_safe_code(reinterpret_cast<const void*>(map->l_addr + begin),
                                      reinterpret_cast<const void*>(map->l_addr + end));
+  }
+}
+
+void check_protocol(const quanta_app& app, const std::string& what) {
+  const quanta_protocol* p = app.protocol;
+  if (p == nullptr) return;
+  if (p->frame_request == nullptr) throw std::invalid_argument(what + ": its protocol has no frame_request");
+  if (p->datagram > QUANTA_DATAGRAM_MEMCACHED) {
+    throw std::invalid_argument(what + ": its protocol's datagram framing " + std::to_string(p->datagram) +
+                                " is not a QUANTA_DATAGRAM_* value");
   }
 }
 

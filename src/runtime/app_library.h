@@ -14,13 +14,15 @@ class AppLibrary {
  public:
   // Throws std::invalid_argument naming the path and what is wrong: the file cannot be
   // loaded (dlerror's text), has no entry function, returns no app, or an app built for
-  // another QUANTA_APP_ABI_VERSION, or without handle_request.
+  // an ABI version this quanta does not take (app_abi.h), without handle_request, or with
+  // a protocol that lacks its framer.
   explicit AppLibrary(const std::string& path);
   // The object stays loaded for the life of the process: worker threads that ran its code
   // may still have its thread-local destructors to run.
   ~AppLibrary() = default;
 
-  const quanta_app& app() const { return *app_; }
+  // The app in the current ABI's shape (a copy: an older app's struct is shorter).
+  const quanta_app& app() const { return app_; }
   const std::string& path() const { return path_; }
 
  private:
@@ -29,8 +31,12 @@ class AppLibrary {
   void register_signal_safe_text(void* handle);
 
   std::string path_;
-  const quanta_app* app_ = nullptr;
+  quanta_app app_{};
 };
+
+// Checks an app's protocol (quanta/protocol.h), if it has one: a framer and a known
+// datagram framing. Throws std::invalid_argument starting with `what`.
+void check_protocol(const quanta_app& app, const std::string& what);
 
 // Checks what every app needs to run under the generator (make_request) and gives a clear
 // error otherwise; `what` names the app in the message.

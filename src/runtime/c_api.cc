@@ -10,6 +10,7 @@
 
 #include "quanta/runtime.h"
 #include "core/tsc.h"
+#include "runtime/app_abi.h"
 #include "runtime/api_source.h"
 #include "runtime/runtime.h"
 #include "stats/histogram.h"
@@ -20,6 +21,7 @@
 
 struct quanta_runtime {
   enum class State { kRunning, kStopped };
+  quanta_app app{};  // the caller's, in the current ABI's shape; outlives the runtime below
   std::unique_ptr<quanta::ApiSource> source;
   std::unique_ptr<quanta::Runtime> runtime;
   quanta::RuntimeResult result;
@@ -141,16 +143,17 @@ int quanta_runtime_start(const quanta_runtime_options* options, const quanta_app
   *out = nullptr;
   if (options == nullptr) return fail(QUANTA_ERR_INVALID, "options is NULL");
   if (app == nullptr) return fail(QUANTA_ERR_INVALID, "app is NULL");
-  if (app->abi_version != QUANTA_APP_ABI_VERSION) {
-    return fail(QUANTA_ERR_INVALID, "app->abi_version is " + std::to_string(app->abi_version) + ", this library takes " +
-                                        std::to_string(QUANTA_APP_ABI_VERSION) + " (rebuild the app)");
+  quanta_app current{};
+  if (const std::string why = quanta::read_app_abi(*app, current); !why.empty()) {
+    return fail(QUANTA_ERR_INVALID, "app->abi_version: the app was " + why + " (rebuild the app)");
   }
-  if (app->handle_request == nullptr) return fail(QUANTA_ERR_INVALID, "app->handle_request is NULL");
+  if (current.handle_request == nullptr) return fail(QUANTA_ERR_INVALID, "app->handle_request is NULL");
   if (const int code = check_api_options(*options); code != QUANTA_OK) return code;
   try {
     auto rt = std::make_unique<quanta_runtime>();
+    rt->app = current;
     rt->class_count = options->class_count;
-    rt->runtime = std::make_unique<quanta::Runtime>(config_of(*options), *app);
+    rt->runtime = std::make_unique<quanta::Runtime>(config_of(*options), rt->app);
     rt->source = std::make_unique<quanta::ApiSource>(options->max_in_flight, options->max_payload_bytes,
                                                      options->max_response_bytes, options->class_count,
                                                      options->on_complete, options->on_complete_user,

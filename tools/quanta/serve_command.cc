@@ -20,6 +20,7 @@
 #include "net/net_counters.h"
 #include "net/tcp_front_end.h"
 #include "net/udp_front_end.h"
+#include "net/wire_format.h"
 #include "run_command.h"
 #include "runtime/cpu_layout.h"
 #include "runtime/runtime.h"
@@ -141,6 +142,15 @@ int serve_command(const ServeOptions& options) {
   tcp_limits.max_in_flight_per_connection = options.max_in_flight_per_connection;
   tcp_limits.max_backlog_bytes = options.max_backlog_bytes;
 
+  // The app's own protocol if it has one, else quanta's default (quanta/wire.h).
+  std::unique_ptr<WireFormat> format;
+  if (app.protocol != nullptr) {
+    format = std::make_unique<AppWireFormat>(*app.protocol, limits.max_payload_bytes, limits.class_count);
+  } else {
+    format = std::make_unique<DefaultWireFormat>(limits.max_payload_bytes, limits.class_count);
+  }
+  const uint32_t datagram = app.protocol != nullptr ? app.protocol->datagram : QUANTA_DATAGRAM_PLAIN;
+
   NetCounters counters;
   std::vector<std::unique_ptr<UdpFrontEnd>> udp;
   std::vector<std::unique_ptr<TcpFrontEnd>> tcp;
@@ -149,11 +159,11 @@ int serve_command(const ServeOptions& options) {
   for (const ListenAddress& address : options.listen) {
     std::string bound;
     if (address.transport == ListenAddress::Transport::kUdp) {
-      udp.push_back(std::make_unique<UdpFrontEnd>(address, limits, counters));
+      udp.push_back(std::make_unique<UdpFrontEnd>(address, limits, *format, datagram, counters));
       runtime.add_source(*udp.back());
       bound = listen_address_text(address.transport, udp.back()->address());
     } else {
-      tcp.push_back(std::make_unique<TcpFrontEnd>(address, limits, tcp_limits, counters));
+      tcp.push_back(std::make_unique<TcpFrontEnd>(address, limits, tcp_limits, *format, counters));
       runtime.add_source(*tcp.back());
       bound = listen_address_text(address.transport, tcp.back()->address());
     }
@@ -192,6 +202,7 @@ int serve_command(const ServeOptions& options) {
   nlohmann::json report = run_to_json(result, workload, "serve");
   report["config"]["runtime"] = "quanta";
   report["config"]["listen"] = listening;
+  report["config"]["protocol"] = app.protocol != nullptr && app.protocol->name != nullptr ? app.protocol->name : "quanta";
   report["network"] = counters.to_json();
   if (options.format == "json") {
     std::cout << report.dump(2) << '\n';
