@@ -46,6 +46,9 @@ typedef struct quanta_frame {
   uint32_t length;      /* REQUEST, REJECT: bytes at the front that it takes */
   uint32_t class_index; /* REQUEST: the class it belongs to (< the app's class count) */
   uint32_t reply_len;   /* REJECT, CLOSE: bytes written to `reply` */
+  uint32_t discard;     /* REJECT: bytes after the `length` ones, not all here yet, that the
+                           server reads and throws away as they come (the data block of a
+                           value too large to buffer, which memcached swallows). TCP only. */
   unsigned char reply[QUANTA_FRAME_REPLY_CAPACITY];
 } quanta_frame;
 

@@ -19,9 +19,10 @@ void wait_for_any_readable(const int* fds, std::size_t count, uint64_t timeout_n
   ::ppoll(polled.data(), polled.size(), &timeout, nullptr);
 }
 
-std::unique_ptr<Channel> open_channel(const Target& target, unsigned connections, unsigned connect_timeout_ms) {
-  if (target.protocol == Target::Protocol::kUdp) return open_udp_channel(target);
-  return open_tcp_channel(target, connections, connect_timeout_ms);
+std::unique_ptr<Channel> open_channel(const Target& target, const ReplyFraming& framing, unsigned connections,
+                                      unsigned connect_timeout_ms) {
+  if (target.protocol == Target::Protocol::kUdp) return open_udp_channel(target, framing);
+  return open_tcp_channel(target, framing, connections, connect_timeout_ms);
 }
 
 }  // namespace quanta

@@ -1,8 +1,10 @@
 // The client's sockets: a Channel sends one encoded request at a time and, when polled,
 // reads whatever replies have arrived without blocking, resolving them in the in-flight
-// table. UDP: one connected socket, one request per datagram. TCP: N connections, request
-// i on connection i mod N (round robin), pipelined: a connection carries every request
-// sent on it without waiting for replies, and its replies must come back in that order.
+// table. UDP: one connected socket, one request per datagram (after memcached's frame
+// header when the app's protocol uses it). TCP: N connections, request i on connection
+// i mod N (round robin), pipelined: a connection carries every request sent on it without
+// waiting for replies, and its replies must come back in that order. Where the replies
+// end and which request each answers is the ReplyFraming's business (reply_framing.h).
 #pragma once
 
 #include <cstddef>
@@ -11,6 +13,7 @@
 #include <string>
 
 #include "load/inflight_table.h"
+#include "load/reply_framing.h"
 #include "load/target.h"
 
 namespace quanta {
@@ -41,6 +44,7 @@ class Channel {
 // Sleeps until one of `fds` is readable or `timeout_ns` passed (ppoll; a signal ends it early).
 void wait_for_any_readable(const int* fds, std::size_t count, uint64_t timeout_ns);
 
-std::unique_ptr<Channel> open_channel(const Target& target, unsigned connections, unsigned connect_timeout_ms);
+std::unique_ptr<Channel> open_channel(const Target& target, const ReplyFraming& framing, unsigned connections,
+                                      unsigned connect_timeout_ms);
 
 }  // namespace quanta

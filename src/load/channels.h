@@ -7,7 +7,8 @@
 
 namespace quanta {
 
-std::unique_ptr<Channel> open_udp_channel(const Target& target);
-std::unique_ptr<Channel> open_tcp_channel(const Target& target, unsigned connections, unsigned connect_timeout_ms);
+std::unique_ptr<Channel> open_udp_channel(const Target& target, const ReplyFraming& framing);
+std::unique_ptr<Channel> open_tcp_channel(const Target& target, const ReplyFraming& framing, unsigned connections,
+                                          unsigned connect_timeout_ms);
 
 }  // namespace quanta

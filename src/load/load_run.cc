@@ -56,8 +56,9 @@ class ProgressLine {
 
 LoadRunOutcome run_load(const LoadRunConfig& config, const std::vector<Arrival>& schedule) {
   LoadRunOutcome out(schedule.size());
-  std::unique_ptr<Channel> channel =
-      open_channel(config.target, config.connections, static_cast<unsigned>(std::max(1.0, config.timeout_ms)));
+  const ReplyFraming framing(config.app->protocol);
+  std::unique_ptr<Channel> channel = open_channel(config.target, framing, config.connections,
+                                                  static_cast<unsigned>(std::max(1.0, config.timeout_ms)));
   std::optional<ScopedPin> pin;
   if (config.cpu >= 0) pin.emplace(config.cpu);
 
@@ -68,21 +69,25 @@ LoadRunOutcome run_load(const LoadRunConfig& config, const std::vector<Arrival>&
   const uint64_t late_cycles = ns_to_cycles(kLateSendNs);
   const uint64_t block_margin_cycles = ns_to_cycles(kBlockMarginNs);
 
-  std::vector<unsigned char> buffer(QUANTA_WIRE_REQUEST_HEADER + config.max_payload_bytes);
+  // The default protocol puts its header before what make_request builds; an app's own
+  // protocol sends make_request's bytes as they are.
+  const uint32_t header_bytes = framing.app_protocol() ? 0 : QUANTA_WIRE_REQUEST_HEADER;
+  std::vector<unsigned char> buffer(header_bytes + config.max_payload_bytes);
   uint64_t rng = config.seed * 0x9e3779b97f4a7c15ull + 0x2545f4914f6cdd1dull;
   // Builds request `id` into `buffer`; its length, or 0 when the app could not.
   auto build = [&](std::size_t id) -> std::size_t {
     const Arrival& a = schedule[id];
     const quanta_request_spec spec{id, a.class_index, config.app_classes ? 0u : a.service_ns, &rng};
     uint32_t len = 0;
-    if (config.app->make_request(&spec, buffer.data() + QUANTA_WIRE_REQUEST_HEADER, config.max_payload_bytes,
-                                 &len) != 0 ||
-        len > config.max_payload_bytes) {
+    if (config.app->make_request(&spec, buffer.data() + header_bytes, config.max_payload_bytes, &len) != 0 ||
+        len == 0 || len > config.max_payload_bytes) {
       return 0;
     }
-    const quanta_wire_request header{static_cast<uint16_t>(a.class_index), len, id};
-    quanta_wire_encode_request(buffer.data(), &header);
-    return QUANTA_WIRE_REQUEST_HEADER + len;
+    if (header_bytes > 0) {
+      const quanta_wire_request header{static_cast<uint16_t>(a.class_index), len, id};
+      quanta_wire_encode_request(buffer.data(), &header);
+    }
+    return header_bytes + len;
   };
 
   // Start a millisecond from now: room for the first build and the pin to settle.

@@ -11,18 +11,14 @@
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
+#include <deque>
 #include <vector>
 
 #include "core/tsc.h"
 #include "load/channels.h"
-#include "quanta/wire.h"
 
 namespace quanta {
 namespace {
-
-// A reply claiming more response bytes than this is taken for garbage: the connection
-// cannot find the next header, so it is closed.
-constexpr uint32_t kMaxResponseBytes = 64u << 20;
 
 struct Connection {
   int fd = -1;
@@ -33,6 +29,7 @@ struct Connection {
   uint64_t skip = 0;             // response bytes of the last header still to discard
   bool have_reply_id = false;
   uint64_t last_reply_id = 0;
+  std::deque<uint64_t> awaiting; // app protocols: ids sent on it and not yet answered, in order
 };
 
 int connect_one(const Target& target, unsigned timeout_ms) {
@@ -66,7 +63,8 @@ int connect_one(const Target& target, unsigned timeout_ms) {
 
 class TcpChannel final : public Channel {
  public:
-  TcpChannel(const Target& target, unsigned connections, unsigned timeout_ms) {
+  TcpChannel(const Target& target, const ReplyFraming& framing, unsigned connections, unsigned timeout_ms)
+      : framing_(framing) {
     connections_.resize(connections);
     try {
       for (Connection& c : connections_) c.fd = connect_one(target, timeout_ms);
@@ -82,6 +80,7 @@ class TcpChannel final : public Channel {
     if (c.closed) return false;
     if (!c.queued.empty()) {
       c.queued.append(reinterpret_cast<const char*>(bytes), len);
+      if (framing_.app_protocol()) c.awaiting.push_back(id);
       flush(c);
       return true;
     }
@@ -92,6 +91,7 @@ class TcpChannel final : public Channel {
     }
     const std::size_t sent = n > 0 ? static_cast<std::size_t>(n) : 0;
     if (sent < len) c.queued.append(reinterpret_cast<const char*>(bytes) + sent, len - sent);
+    if (framing_.app_protocol()) c.awaiting.push_back(id);
     return true;
   }
 
@@ -171,22 +171,34 @@ class TcpChannel final : public Channel {
         c.in_start += skipped;
         if (c.skip > 0) break;
       }
-      quanta_wire_reply reply;
-      const int got = quanta_wire_decode_reply(c.in.data() + c.in_start,
-                                               static_cast<uint32_t>(c.in.size() - c.in_start), &reply);
-      if (got == 0) break;
-      if (got < 0 || reply.response_len > kMaxResponseBytes) {
+      const std::size_t available = c.in.size() - c.in_start;
+      const FramedReply reply = framing_.frame(c.in.data() + c.in_start, available);
+      if (reply.status == FramedReply::Status::kNeedMore) break;
+      if (reply.status == FramedReply::Status::kMalformed) {
         ++anomalies.malformed;
         close(c);
         return;
       }
-      c.in_start += QUANTA_WIRE_REPLY_HEADER;
-      c.skip = reply.response_len;
-      // Requests on a connection have increasing ids, so in-order replies do too.
-      if (c.have_reply_id && reply.request_id <= c.last_reply_id) ++anomalies.out_of_order;
-      c.have_reply_id = true;
-      c.last_reply_id = reply.request_id;
-      table.resolve(reply.request_id, reply.kind, now, anomalies);
+      // The default protocol's response bytes may still be on their way: skip them as they come.
+      const std::size_t here = std::min<std::size_t>(reply.bytes, available);
+      c.in_start += here;
+      c.skip = reply.bytes - here;
+      uint64_t id = 0;
+      if (reply.has_id) {
+        id = reply.request_id;
+        // Requests on a connection have increasing ids, so in-order replies do too.
+        if (c.have_reply_id && id <= c.last_reply_id) ++anomalies.out_of_order;
+        c.have_reply_id = true;
+        c.last_reply_id = id;
+      } else if (c.awaiting.empty()) {
+        ++anomalies.unknown;  // a reply to nothing this connection sent
+        continue;
+      } else {
+        // An app protocol's replies answer the connection's requests in order.
+        id = c.awaiting.front();
+        c.awaiting.pop_front();
+      }
+      table.resolve(id, reply.kind, now, anomalies);
     }
     // Keep only the unparsed tail.
     c.in.erase(c.in.begin(), c.in.begin() + static_cast<std::ptrdiff_t>(c.in_start));
@@ -208,6 +220,7 @@ class TcpChannel final : public Channel {
     }
   }
 
+  const ReplyFraming& framing_;
   std::vector<Connection> connections_;
   std::vector<int> fds_;  // wait_readable's scratch
   unsigned closed_ = 0;
@@ -215,8 +228,9 @@ class TcpChannel final : public Channel {
 
 }  // namespace
 
-std::unique_ptr<Channel> open_tcp_channel(const Target& target, unsigned connections, unsigned connect_timeout_ms) {
-  return std::make_unique<TcpChannel>(target, connections, connect_timeout_ms);
+std::unique_ptr<Channel> open_tcp_channel(const Target& target, const ReplyFraming& framing, unsigned connections,
+                                          unsigned connect_timeout_ms) {
+  return std::make_unique<TcpChannel>(target, framing, connections, connect_timeout_ms);
 }
 
 }  // namespace quanta

@@ -29,6 +29,7 @@ struct TcpConnection {
   // Framing.
   std::vector<unsigned char> in;  // capacity: the largest request (WireFormat::max_frame_bytes)
   uint32_t in_len = 0;
+  uint64_t discard = 0;           // bytes still to come that the protocol said to throw away
   // Ordering: request k of the connection gets sequence k; its reply waits in window[k % size]
   // until every earlier one has been written out.
   std::vector<PendingReply> window;

@@ -131,6 +131,7 @@ void TcpFrontEnd::accept_new() {
     c.fd = fd;
     c.in.assign(format_.max_frame_bytes(), 0);
     c.in_len = 0;
+    c.discard = 0;
     c.window.assign(tcp_.max_in_flight_per_connection, PendingReply{});
     c.next_sequence = c.next_reply = 0;
     c.out.clear();
@@ -187,6 +188,13 @@ void TcpFrontEnd::frame(uint32_t slot, Request** out, uint32_t max, uint32_t& n)
       }
       return;
     }
+    if (c.discard > 0 && c.in_len > 0) {
+      // Bytes the protocol refused before they came (a value too large to buffer).
+      const auto dropped = static_cast<uint32_t>(std::min<uint64_t>(c.discard, c.in_len));
+      std::memmove(c.in.data(), c.in.data() + dropped, c.in_len - dropped);
+      c.in_len -= dropped;
+      c.discard -= dropped;
+    }
     const FramedInput in = c.in_len > 0 ? format_.frame(c.in.data(), c.in_len) : FramedInput{};
     if (in.kind == InputKind::kNeedMore) {
       incomplete = c.in_len > 0;
@@ -210,6 +218,7 @@ void TcpFrontEnd::frame(uint32_t slot, Request** out, uint32_t max, uint32_t& n)
     if (in.kind == InputKind::kAnswer) {
       // Still framed: answer this one in its turn and go on.
       counters_.add(refusal_counter(false, in.reason));
+      c.discard = in.discard;
       answer_now(slot, in.answer, in.answer_len);
     } else if (Request* r = pool_.acquire(); r == nullptr) {
       counters_.add(NetCounter::kTcpOverloaded);

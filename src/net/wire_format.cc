@@ -39,9 +39,11 @@ FramedInput WireFormat::frame_datagram(const unsigned char* data, uint32_t len) 
   FramedInput in = frame(data, len);
   if (in.kind == InputKind::kNeedMore) return truncated_datagram(data, len);
   if (in.kind == InputKind::kRequest && in.length != len) return overlong_datagram(in);
-  // One datagram is the whole exchange: a close is an answer like any other.
+  // One datagram is the whole exchange: a close is an answer like any other, and there is
+  // nothing after it to throw away.
   if (in.kind == InputKind::kClose) in.kind = InputKind::kAnswer;
   in.length = len;
+  in.discard = 0;
   return in;
 }
 
@@ -147,6 +149,7 @@ FramedInput AppWireFormat::frame(const unsigned char* data, uint32_t len) const 
       }
       answer(InputKind::kAnswer);
       in.length = f.length;
+      in.discard = f.discard;
       return in;
     default:
       answer(InputKind::kClose);

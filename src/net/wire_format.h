@@ -39,6 +39,7 @@ struct FramedInput {
   InputKind kind = InputKind::kNeedMore;
   RefusalReason reason = RefusalReason::kNone;
   uint32_t length = 0;         // bytes at the front it takes (kRequest, kAnswer)
+  uint32_t discard = 0;        // kAnswer: bytes after those to read and throw away (streams)
   uint32_t class_index = 0;    // kRequest
   uint64_t request_id = 0;     // the client's id where the protocol carries one (default), else 0
   uint32_t payload_offset = 0; // kRequest: where the handler's payload starts in the frame

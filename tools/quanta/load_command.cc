@@ -21,6 +21,21 @@ int load_command(const LoadOptions& o) {
   const AppChoice apps(o.app_path);
   // The client only builds requests: any build of the app has the same make_request.
   const quanta_app& app = apps.for_mechanism("none");
+  if (app.protocol != nullptr && target.protocol == Target::Protocol::kUdp &&
+      app.protocol->datagram != QUANTA_DATAGRAM_MEMCACHED) {
+    throw std::invalid_argument("--target: the app '" + apps.name() + "' speaks its own protocol ('" +
+                                (app.protocol->name ? app.protocol->name : "unnamed") +
+                                "') with plain datagrams, whose replies do not say which request they answer: "
+                                "use a tcp:// target");
+  }
+  if (app.protocol != nullptr && app.protocol->frame_reply == nullptr) {
+    throw std::invalid_argument("--app: the app '" + apps.name() +
+                                "' has a protocol without frame_reply: the client cannot read its replies");
+  }
+  // Set up first: the app may take its classes' shares from its configuration.
+  if (app.setup != nullptr && app.setup(o.app_config.c_str()) != 0) {
+    throw std::runtime_error("the app '" + apps.name() + "' failed its setup with --app-config '" + o.app_config + "'");
+  }
   const Workload workload = apps.workload(o.workload, o.workload_given);
 
   double rate_rps = 0, load = 0;
@@ -38,9 +53,6 @@ int load_command(const LoadOptions& o) {
   const std::vector<Arrival> schedule = make_send_schedule(
       workload, {rate_rps, o.duration_s, o.seed}, parse_arrival_process(o.arrivals));
 
-  if (app.setup != nullptr && app.setup(o.app_config.c_str()) != 0) {
-    throw std::runtime_error("the app '" + apps.name() + "' failed its setup with --app-config '" + o.app_config + "'");
-  }
   LoadRunConfig run;
   run.target = target;
   run.connections = o.connections;

@@ -1,0 +1,442 @@
+/* The memcached text protocol: framing, parsing, replies (memcached_text.h). */
+#include "memcached_text.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char* const kVerbNames[MC_VERB_COUNT] = {
+    "get", "gets", "set", "add", "replace", "append", "prepend", "cas", "delete", "incr",
+    "decr", "touch", "flush_all", "version", "stats", "verbosity", "quit", "scan"};
+
+const char* mc_verb_name(mc_verb verb) { return verb < MC_VERB_COUNT ? kVerbNames[verb] : "?"; }
+
+static const char kBadFormat[] = "CLIENT_ERROR bad command line format\r\n";
+static const char kUnknown[] = "ERROR\r\n";
+static const char kTooLarge[] = "SERVER_ERROR object too large for cache\r\n";
+static const char kBadChunk[] = "CLIENT_ERROR bad data chunk\r\n";
+static const char kLineTooLong[] = "CLIENT_ERROR line too long\r\n";
+static const char kBadDelta[] = "CLIENT_ERROR invalid numeric delta argument\r\n";
+static const char kBusy[] = "SERVER_ERROR busy\r\n";
+
+/* ---- tokens and numbers ---- */
+
+enum { MAX_TOKENS = MC_MAX_KEYS + 2 };
+
+typedef struct token {
+  const char* p;
+  uint32_t len;
+} token;
+
+/* Splits `line` at spaces; returns the token count, or MAX_TOKENS + 1 when there are more. */
+static uint32_t split(const char* line, uint32_t len, token* tokens) {
+  uint32_t n = 0, i = 0;
+  while (i < len) {
+    while (i < len && line[i] == ' ') ++i;
+    if (i == len) break;
+    const uint32_t start = i;
+    while (i < len && line[i] != ' ') ++i;
+    if (n == MAX_TOKENS) return MAX_TOKENS + 1;
+    tokens[n].p = line + start;
+    tokens[n].len = i - start;
+    ++n;
+  }
+  return n;
+}
+
+static int is(const token* t, const char* word) {
+  const size_t n = strlen(word);
+  return t->len == n && memcmp(t->p, word, n) == 0;
+}
+
+/* An unsigned decimal that fits `max`. */
+static int parse_u64(const token* t, uint64_t max, uint64_t* out) {
+  if (t->len == 0 || t->len > 20) return -1;
+  uint64_t v = 0;
+  for (uint32_t i = 0; i < t->len; ++i) {
+    const char c = t->p[i];
+    if (c < '0' || c > '9') return -1;
+    const uint64_t digit = (uint64_t)(c - '0');
+    if (v > (max - digit) / 10) return -1;
+    v = v * 10 + digit;
+  }
+  *out = v;
+  return 0;
+}
+
+/* A signed decimal (exptime may be negative: expired at once). */
+static int parse_i64(const token* t, int64_t* out) {
+  token rest = *t;
+  int negative = 0;
+  if (rest.len > 0 && rest.p[0] == '-') {
+    negative = 1;
+    ++rest.p;
+    --rest.len;
+  }
+  uint64_t v = 0;
+  if (parse_u64(&rest, (uint64_t)INT64_MAX, &v) != 0) return -1;
+  *out = negative ? -(int64_t)v : (int64_t)v;
+  return 0;
+}
+
+static int valid_key(const token* t) {
+  if (t->len == 0 || t->len > MC_MAX_KEY_BYTES) return 0;
+  for (uint32_t i = 0; i < t->len; ++i) {
+    const unsigned char c = (unsigned char)t->p[i];
+    if (c <= ' ' || c == 0x7f) return 0;
+  }
+  return 1;
+}
+
+static mc_verb verb_of(const token* t) {
+  for (int v = 0; v < MC_VERB_COUNT; ++v) {
+    if (is(t, kVerbNames[v])) return (mc_verb)v;
+  }
+  return MC_VERB_COUNT;
+}
+
+static int is_storage(mc_verb v) { return v >= MC_SET && v <= MC_CAS; }
+
+/* ---- the command line ---- */
+
+/* What a command line says, data aside. `error` is the line to answer when it is not a
+ * command; for a storage command whose value length was read, `value_bytes` is set even
+ * then, so the caller can throw the value away. */
+typedef struct line_verdict {
+  const char* error;        /* NULL: a command */
+  int value_bytes_known;
+  uint64_t value_bytes;
+} line_verdict;
+
+static void set_key(mc_command* cmd, const token* t) {
+  cmd->keys[0].bytes = t->p;
+  cmd->keys[0].len = t->len;
+  cmd->key_count = 1;
+}
+
+/* The optional trailing "noreply" of tokens[at...]: 1 token left that is noreply, or none. */
+static int trailing_noreply(const token* tokens, uint32_t n, uint32_t at, mc_command* cmd) {
+  if (n == at) return 0;
+  if (n == at + 1 && is(&tokens[at], "noreply")) {
+    cmd->noreply = 1;
+    return 0;
+  }
+  return -1;
+}
+
+static line_verdict parse_line(const char* line, uint32_t len, mc_command* cmd) {
+  line_verdict v = {NULL, 0, 0};
+  token tokens[MAX_TOKENS];
+  memset(cmd, 0, sizeof *cmd);
+  const uint32_t n = split(line, len, tokens);
+  if (n == 0) {
+    v.error = kUnknown;
+    return v;
+  }
+  cmd->verb = verb_of(&tokens[0]);
+  if (cmd->verb == MC_VERB_COUNT) {
+    v.error = kUnknown;
+    return v;
+  }
+  if (n > MAX_TOKENS) {
+    v.error = kBadFormat;
+    return v;
+  }
+  v.error = kBadFormat;  /* until a case below accepts the line */
+  uint64_t u = 0;
+  switch (cmd->verb) {
+    case MC_GET:
+    case MC_GETS:
+      if (n < 2) return v;
+      for (uint32_t i = 1; i < n; ++i) {
+        if (!valid_key(&tokens[i])) return v;
+        cmd->keys[i - 1].bytes = tokens[i].p;
+        cmd->keys[i - 1].len = tokens[i].len;
+      }
+      cmd->key_count = n - 1;
+      break;
+    case MC_SET:
+    case MC_ADD:
+    case MC_REPLACE:
+    case MC_APPEND:
+    case MC_PREPEND:
+    case MC_CAS: {
+      const uint32_t fields = cmd->verb == MC_CAS ? 6 : 5;
+      if (n < fields) return v;
+      /* As memcached: a length past INT32_MAX - 2 is a bad line, and nothing is swallowed. */
+      if (parse_u64(&tokens[4], INT32_MAX - 2, &v.value_bytes) != 0) return v;
+      v.value_bytes_known = 1;
+      cmd->data_len = (uint32_t)v.value_bytes;
+      if (!valid_key(&tokens[1]) || parse_u64(&tokens[2], UINT32_MAX, &u) != 0 ||
+          parse_i64(&tokens[3], &cmd->exptime) != 0) {
+        return v;
+      }
+      cmd->flags = (uint32_t)u;
+      if (cmd->verb == MC_CAS && parse_u64(&tokens[5], UINT64_MAX, &cmd->cas_unique) != 0) return v;
+      if (trailing_noreply(tokens, n, fields, cmd) != 0) return v;
+      set_key(cmd, &tokens[1]);
+      break;
+    }
+    case MC_DELETE:
+      /* "delete <key> [0] [noreply]": the old time argument is taken only as 0. */
+      if (n < 2 || !valid_key(&tokens[1])) return v;
+      {
+        uint32_t at = 2;
+        if (n > at && is(&tokens[at], "0")) ++at;
+        if (trailing_noreply(tokens, n, at, cmd) != 0) return v;
+      }
+      set_key(cmd, &tokens[1]);
+      break;
+    case MC_INCR:
+    case MC_DECR:
+      if (n < 3 || !valid_key(&tokens[1])) return v;
+      if (parse_u64(&tokens[2], UINT64_MAX, &cmd->number) != 0) {
+        v.error = kBadDelta;
+        return v;
+      }
+      if (trailing_noreply(tokens, n, 3, cmd) != 0) return v;
+      set_key(cmd, &tokens[1]);
+      break;
+    case MC_TOUCH:
+      if (n < 3 || !valid_key(&tokens[1]) || parse_i64(&tokens[2], &cmd->exptime) != 0) return v;
+      if (trailing_noreply(tokens, n, 3, cmd) != 0) return v;
+      set_key(cmd, &tokens[1]);
+      break;
+    case MC_FLUSH_ALL: {
+      uint32_t at = 1;
+      if (n > at && !is(&tokens[at], "noreply")) {
+        if (parse_i64(&tokens[at], &cmd->exptime) != 0) return v;
+        ++at;
+      }
+      if (trailing_noreply(tokens, n, at, cmd) != 0) return v;
+      break;
+    }
+    case MC_VERSION:
+    case MC_QUIT:
+      if (n != 1) return v;
+      break;
+    case MC_STATS:
+      if (n > 2) return v;
+      if (n == 2) {
+        cmd->stats_arg = tokens[1].p;
+        cmd->stats_arg_len = tokens[1].len;
+      }
+      break;
+    case MC_VERBOSITY:
+      if (n < 2 || parse_u64(&tokens[1], UINT32_MAX, &cmd->number) != 0) return v;
+      if (trailing_noreply(tokens, n, 2, cmd) != 0) return v;
+      break;
+    case MC_SCAN:
+      if (n != 3 || !valid_key(&tokens[1]) || parse_u64(&tokens[2], MC_MAX_SCAN_COUNT, &cmd->number) != 0 ||
+          cmd->number == 0) {
+        return v;
+      }
+      set_key(cmd, &tokens[1]);
+      break;
+    case MC_VERB_COUNT:
+      return v;
+  }
+  v.error = NULL;
+  return v;
+}
+
+/* ---- the server's framer ---- */
+
+static int answer(quanta_frame* frame, int verdict, uint64_t length, const char* reply) {
+  frame->length = (uint32_t)length;
+  const size_t n = reply != NULL ? strlen(reply) : 0;
+  memcpy(frame->reply, reply != NULL ? reply : "", n);
+  frame->reply_len = (uint32_t)n;
+  return verdict;
+}
+
+/* Skips `length` bytes of which only `len` have come: the rest are thrown away as they come. */
+static int reject_swallowing(quanta_frame* frame, uint64_t length, uint32_t len, const char* reply) {
+  if (length <= len) return answer(frame, QUANTA_FRAME_REJECT, length, reply);
+  frame->discard = (uint32_t)(length - len);
+  return answer(frame, QUANTA_FRAME_REJECT, len, reply);
+}
+
+static int starts_with_get(const char* p, uint32_t len) {
+  return (len >= 4 && memcmp(p, "get ", 4) == 0) || (len >= 5 && memcmp(p, "gets ", 5) == 0);
+}
+
+int mc_frame_request(const void* bytes, uint32_t len, quanta_frame* frame, mc_verb* verb) {
+  const char* p = (const char*)bytes;
+  const uint32_t limit = frame->max_request_bytes;
+  frame->length = frame->class_index = frame->reply_len = frame->discard = 0;
+  /* A get line may be as long as a request; any other line as long as memcached allows. */
+  const uint32_t line_limit = starts_with_get(p, len) ? limit : (limit < MC_MAX_LINE_BYTES ? limit : MC_MAX_LINE_BYTES);
+  const uint32_t search = len < line_limit ? len : line_limit;
+  const char* nl = memchr(p, '\n', search);
+  if (nl == NULL) {
+    if (len >= line_limit) return answer(frame, QUANTA_FRAME_CLOSE, 0, kLineTooLong);
+    return QUANTA_FRAME_NEED_MORE;
+  }
+  const uint32_t line_end = (uint32_t)(nl - p) + 1;
+  uint32_t line_len = line_end - 1;
+  if (line_len > 0 && p[line_len - 1] == '\r') --line_len;
+  mc_command cmd;
+  const line_verdict v = parse_line(p, line_len, &cmd);
+  if (v.error != NULL) {
+    /* A storage line whose value length was readable: its value goes too, as memcached
+     * swallows it, so that it is not read as commands. */
+    if (v.value_bytes_known) return reject_swallowing(frame, line_end + v.value_bytes + 2, len, v.error);
+    return answer(frame, QUANTA_FRAME_REJECT, line_end, v.error);
+  }
+  if (cmd.verb == MC_QUIT) return answer(frame, QUANTA_FRAME_CLOSE, line_end, NULL);
+  uint64_t total = line_end;
+  if (is_storage(cmd.verb)) {
+    total += v.value_bytes + 2;
+    if (total > limit) return reject_swallowing(frame, total, len, kTooLarge);
+    if (len < total) return QUANTA_FRAME_NEED_MORE;
+    if (p[total - 2] != '\r' || p[total - 1] != '\n') return answer(frame, QUANTA_FRAME_REJECT, total, kBadChunk);
+  }
+  *verb = cmd.verb;
+  frame->length = (uint32_t)total;
+  return QUANTA_FRAME_REQUEST;
+}
+
+int mc_parse_command(const void* bytes, uint32_t len, mc_command* out) {
+  const char* p = (const char*)bytes;
+  const char* nl = memchr(p, '\n', len);
+  if (nl == NULL) return -1;
+  const uint32_t line_end = (uint32_t)(nl - p) + 1;
+  uint32_t line_len = line_end - 1;
+  if (line_len > 0 && p[line_len - 1] == '\r') --line_len;
+  const line_verdict v = parse_line(p, line_len, out);
+  if (v.error != NULL) return -1;
+  if (is_storage(out->verb)) {
+    if ((uint64_t)line_end + v.value_bytes + 2 != len) return -1;
+    out->data = p + line_end;
+    out->data_len = (uint32_t)v.value_bytes;
+  } else if (line_end != len) {
+    return -1;
+  }
+  return 0;
+}
+
+/* ---- the client's framer ---- */
+
+/* The line at `at`: its end (after \n) and its length without \r\n; 0 if not all here. */
+static uint32_t line_at(const char* p, uint32_t len, uint32_t at, uint32_t* content) {
+  const char* nl = memchr(p + at, '\n', len - at);
+  if (nl == NULL) return 0;
+  const uint32_t end = (uint32_t)(nl - p) + 1;
+  uint32_t n = end - 1 - at;
+  if (n > 0 && p[at + n - 1] == '\r') --n;
+  *content = n;
+  return end;
+}
+
+static int line_is(const char* p, uint32_t n, const char* word) {
+  const size_t w = strlen(word);
+  return n >= w && memcmp(p, word, w) == 0 && (n == w || p[w] == ' ');
+}
+
+/* No reply line is longer than this; a stream without a line end this long is not replies. */
+enum { MAX_REPLY_LINE = 4096 };
+
+int mc_frame_reply(const void* bytes, uint32_t len, uint32_t* length, int* kind) {
+  const char* p = (const char*)bytes;
+  uint32_t at = 0;
+  int multi = 0; /* inside VALUE/STAT blocks: the reply ends at END */
+  for (;;) {
+    uint32_t n = 0;
+    const uint32_t end = line_at(p, len, at, &n);
+    if (end == 0) return len - at > MAX_REPLY_LINE ? -1 : 0;
+    const char* line = p + at;
+    if (line_is(line, n, "VALUE")) {
+      token tokens[6];
+      const uint32_t count = split(line, n, tokens);
+      uint64_t value_bytes = 0;
+      if (count < 4 || count > 5 || parse_u64(&tokens[3], UINT32_MAX, &value_bytes) != 0) return -1;
+      const uint64_t next = end + value_bytes + 2;
+      if (next > len) return 0;
+      at = (uint32_t)next;
+      multi = 1;
+      continue;
+    }
+    if (line_is(line, n, "STAT")) {
+      at = end;
+      multi = 1;
+      continue;
+    }
+    if (line_is(line, n, "END")) {
+      *length = end;
+      *kind = QUANTA_REPLY_OK;
+      return 1;
+    }
+    if (multi) return -1; /* a VALUE or STAT block must end with END */
+    *length = end;
+    if (n == sizeof kBusy - 3 && memcmp(line, kBusy, n) == 0) {
+      *kind = QUANTA_REPLY_OVERLOADED;
+    } else if (line_is(line, n, "ERROR") || line_is(line, n, "CLIENT_ERROR") || line_is(line, n, "SERVER_ERROR")) {
+      *kind = QUANTA_REPLY_ERROR;
+    } else {
+      *kind = QUANTA_REPLY_OK;
+    }
+    return 1;
+  }
+}
+
+uint32_t mc_overloaded_reply(void* out, uint32_t capacity) {
+  const uint32_t n = sizeof kBusy - 1;
+  if (capacity < n) return 0;
+  memcpy(out, kBusy, n);
+  return n;
+}
+
+/* ---- replies ---- */
+
+int mc_reply_line(quanta_response* response, const char* line) {
+  const uint32_t before = response->len;
+  if (quanta_response_append(response, line, strlen(line)) != 0 || quanta_response_append(response, "\r\n", 2) != 0) {
+    response->len = before;
+    return -1;
+  }
+  return 0;
+}
+
+int mc_reply_value(quanta_response* response, const mc_key* key, uint32_t flags, const void* data, uint32_t len,
+                   const uint64_t* cas_unique) {
+  const uint32_t before = response->len;
+  char tail[64];
+  int n = cas_unique != NULL ? snprintf(tail, sizeof tail, " %u %u %llu\r\n", flags, len, (unsigned long long)*cas_unique)
+                             : snprintf(tail, sizeof tail, " %u %u\r\n", flags, len);
+  if (quanta_response_append(response, "VALUE ", 6) != 0 || quanta_response_append(response, key->bytes, key->len) != 0 ||
+      quanta_response_append(response, tail, (size_t)n) != 0 || quanta_response_append(response, data, len) != 0 ||
+      quanta_response_append(response, "\r\n", 2) != 0) {
+    response->len = before;
+    return -1;
+  }
+  return 0;
+}
+
+int mc_reply_number(quanta_response* response, uint64_t value) {
+  char line[32];
+  snprintf(line, sizeof line, "%llu", (unsigned long long)value);
+  return mc_reply_line(response, line);
+}
+
+/* ---- requests ---- */
+
+static uint32_t build(char* out, uint32_t capacity, int n) {
+  return n > 0 && (uint32_t)n < capacity ? (uint32_t)n : 0;
+}
+
+uint32_t mc_build_get(char* out, uint32_t capacity, const char* key, uint32_t key_len) {
+  return build(out, capacity, snprintf(out, capacity, "get %.*s\r\n", (int)key_len, key));
+}
+
+uint32_t mc_build_set(char* out, uint32_t capacity, const char* key, uint32_t key_len, const void* value,
+                      uint32_t value_len) {
+  const int head = snprintf(out, capacity, "set %.*s 0 0 %u\r\n", (int)key_len, key, value_len);
+  if (head <= 0 || (uint64_t)head + value_len + 2 > capacity) return 0;
+  memcpy(out + head, value, value_len);
+  memcpy(out + head + value_len, "\r\n", 2);
+  return (uint32_t)head + value_len + 2;
+}
+
+uint32_t mc_build_scan(char* out, uint32_t capacity, const char* key, uint32_t key_len, uint32_t count) {
+  return build(out, capacity, snprintf(out, capacity, "scan %.*s %u\r\n", (int)key_len, key, count));
+}

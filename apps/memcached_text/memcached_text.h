@@ -1,0 +1,111 @@
+/* The memcached text protocol for quanta apps: where a command ends (the server's framer),
+ * what it says (the handler's parser), where a reply ends (the load client's framer), and
+ * the replies and requests themselves. A key-value app links this file, maps commands to
+ * its request classes and runs them; quanta serves the protocol over TCP and, with
+ * memcached's UDP frame header, over UDP (quanta/protocol.h).
+ *
+ * Limits are memcached's: keys of 1-250 bytes with no space or control character, flags a
+ * u32, a command line of at most 2048 bytes (get and gets lines may be as long as the
+ * server's request limit, for many keys), a value as large as the server's request limit
+ * allows. What breaks them gets memcached's own error line:
+ *   ERROR                                    an unknown command
+ *   CLIENT_ERROR bad command line format     a malformed line (a storage command's value is
+ *                                            then read and thrown away, as memcached does)
+ *   CLIENT_ERROR bad data chunk              a value not followed by \r\n
+ *   SERVER_ERROR object too large for cache  a value over the limit (read and thrown away)
+ *   CLIENT_ERROR line too long               no end of line within the limit: the
+ *                                            connection is closed
+ *
+ * Beyond memcached: `scan <start-key> <count>` (count 1..1000000) is the long request of
+ * the papers' key-value services: the app answers with the keys from <start-key> on, in its
+ * own order, as VALUE lines and END, or a summary (see the app).
+ *
+ * Every function is pure and bounded by the lengths it is given (fuzzed by
+ * tests/fuzz/memcached_text_fuzz.cc). */
+#ifndef QUANTA_MEMCACHED_TEXT_H
+#define QUANTA_MEMCACHED_TEXT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "quanta/quanta.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum {
+  MC_MAX_KEY_BYTES = 250,
+  MC_MAX_LINE_BYTES = 2048,
+  MC_MAX_KEYS = 128,          /* keys of one get/gets the parser returns (more: CLIENT_ERROR) */
+  MC_MAX_SCAN_COUNT = 1000000,
+};
+
+typedef enum mc_verb {
+  MC_GET, MC_GETS, MC_SET, MC_ADD, MC_REPLACE, MC_APPEND, MC_PREPEND, MC_CAS,
+  MC_DELETE, MC_INCR, MC_DECR, MC_TOUCH, MC_FLUSH_ALL, MC_VERSION, MC_STATS,
+  MC_VERBOSITY, MC_QUIT, MC_SCAN,
+  MC_VERB_COUNT
+} mc_verb;
+
+/* The name of a verb as the protocol spells it ("get"). */
+const char* mc_verb_name(mc_verb verb);
+
+typedef struct mc_key {
+  const char* bytes;
+  uint32_t len;
+} mc_key;
+
+/* One whole command, as the handler sees it. Pointers point into the request's bytes. */
+typedef struct mc_command {
+  mc_verb verb;
+  mc_key keys[MC_MAX_KEYS]; /* get/gets: every key; others: keys[0] when they take one */
+  uint32_t key_count;
+  uint32_t flags;           /* storage commands */
+  int64_t exptime;          /* storage commands, touch; flush_all's delay (0 if none) */
+  uint64_t cas_unique;      /* cas */
+  uint64_t number;          /* incr/decr: the delta; verbosity: the level; scan: the count */
+  const char* data;         /* storage commands: the value (data_len bytes, no \r\n) */
+  uint32_t data_len;
+  int noreply;              /* the client wants no answer: write nothing */
+  const char* stats_arg;    /* stats: the optional argument (NULL if none) */
+  uint32_t stats_arg_len;
+} mc_command;
+
+/* The server's framer, in quanta_protocol's terms: a whole command at the front of
+ * `bytes` (QUANTA_FRAME_REQUEST, with `*verb` set and frame->class_index left for the
+ * caller to choose), an error line in place of a bad one (QUANTA_FRAME_REJECT), a quit or
+ * a line past the limit (QUANTA_FRAME_CLOSE), or QUANTA_FRAME_NEED_MORE. */
+int mc_frame_request(const void* bytes, uint32_t len, quanta_frame* frame, mc_verb* verb);
+
+/* Parses a command the framer accepted (`len` bytes exactly). Returns 0, or -1 if it is
+ * not one (then nothing in `out` is meaningful). */
+int mc_parse_command(const void* bytes, uint32_t len, mc_command* out);
+
+/* The load client's framer (quanta_protocol.frame_reply): where the reply at the front of
+ * `bytes` ends, and whether it is an answer, the overload answer (mc_overloaded_reply)
+ * or an error line. */
+int mc_frame_reply(const void* bytes, uint32_t len, uint32_t* length, int* kind);
+
+/* The answer to a command the server had no room for: "SERVER_ERROR busy\r\n". */
+uint32_t mc_overloaded_reply(void* out, uint32_t capacity);
+
+/* Reply writers for handlers: each appends to the response and returns 0, or -1 when it
+ * did not fit (the response is then left as it was). */
+int mc_reply_line(quanta_response* response, const char* line);           /* "STORED" -> "STORED\r\n" */
+int mc_reply_value(quanta_response* response, const mc_key* key, uint32_t flags, const void* data, uint32_t len,
+                   const uint64_t* cas_unique);                             /* one VALUE block (NULL cas: get) */
+int mc_reply_number(quanta_response* response, uint64_t value);          /* incr/decr: "42\r\n" */
+
+/* Request builders for make_request: a get of one key, a set of a value. Return the
+ * length written, or 0 when it does not fit in `capacity`. */
+uint32_t mc_build_get(char* out, uint32_t capacity, const char* key, uint32_t key_len);
+uint32_t mc_build_set(char* out, uint32_t capacity, const char* key, uint32_t key_len, const void* value,
+                      uint32_t value_len);
+uint32_t mc_build_scan(char* out, uint32_t capacity, const char* key, uint32_t key_len, uint32_t count);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* QUANTA_MEMCACHED_TEXT_H */
