@@ -51,8 +51,9 @@ double epoch_s_of(uint64_t tsc) {
 }  // namespace
 
 std::string latency_interval_hdr_log(const LoadRunOutcome& o, const std::vector<Arrival>& schedule) {
-  // 1 ns to 1 h at 3 significant digits: the longest --timeout-ms is an hour, and a reply
-  // can only beat its timeout by being shorter.
+  // 1 ns to 1 h at 3 significant digits: the longest --timeout-ms is an hour, and an
+  // answered request can outlast its timeout only by its send's lateness and the time to
+  // the next sweep. Whatever still lies above is counted as 1 h (HdrHistogram refuses it).
   constexpr int64_t kHighestNs = 3'600'000'000'000;
   const std::vector<std::string> comments = {
       "quanta load latency log: one HdrHistogram per interval of 1 s of intended send time; values are latencies in "
