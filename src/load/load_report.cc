@@ -69,7 +69,8 @@ json load_to_json(const LoadReportConfig& c, const Workload& workload, const Loa
               {"app", c.app_name},
               {"app_path", c.app_path},
               {"app_config", c.app_config},
-              {"latency_log", c.latency_log}};
+              {"latency_log", c.latency_log},
+              {"latency_log_format", c.latency_log_format.empty() ? json(nullptr) : json(c.latency_log_format)}};
   json classes = json::object();
   LoadClassStats overall;
   for (std::size_t i = 0; i < workload.classes().size(); ++i) {

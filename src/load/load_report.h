@@ -29,6 +29,7 @@ struct LoadReportConfig {
   std::string app_path;
   std::string app_config;
   std::string latency_log;
+  std::string latency_log_format;  // hdr or csv; empty without a log
 };
 
 nlohmann::json load_to_json(const LoadReportConfig& config, const Workload& workload, const LoadRunOutcome& outcome,

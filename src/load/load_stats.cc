@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
-#include <string>
 
 #include "core/tsc.h"
 
@@ -31,14 +29,10 @@ std::optional<double> percentile_with_drops(const Histogram& answered, uint64_t 
   return static_cast<double>(answered.value_at_percentile(std::min(100.0, answered_percentile)));
 }
 
-namespace {
-
 uint64_t latency_ns_of(const LoadRunOutcome& o, const Arrival& a, const RequestSlot& slot) {
   const uint64_t intended = o.start_tsc + ns_to_cycles(static_cast<double>(a.arrival_ns));
   return slot.reply_tsc > intended ? static_cast<uint64_t>(cycles_to_ns(slot.reply_tsc - intended)) : 0;
 }
-
-}  // namespace
 
 LoadStats compute_load_stats(const LoadRunOutcome& o, const std::vector<Arrival>& schedule, std::size_t class_count,
                              uint64_t warmup_ns, bool nominal_known) {
@@ -71,63 +65,6 @@ LoadStats compute_load_stats(const LoadRunOutcome& o, const std::vector<Arrival>
   }
   if (last_reply > o.start_tsc) stats.until_last_reply_s = cycles_to_ns(last_reply - o.start_tsc) * 1e-9;
   return stats;
-}
-
-namespace {
-
-std::string percentile_text(const Histogram& h, uint64_t dropped, double p) {
-  const std::optional<double> v = percentile_with_drops(h, dropped, p);
-  if (!v) return "inf";
-  char text[32];
-  std::snprintf(text, sizeof text, "%.3f", *v * 1e-3);
-  return text;
-}
-
-}  // namespace
-
-std::string latency_interval_csv(const LoadRunOutcome& o, const std::vector<Arrival>& schedule) {
-  std::string out =
-      "# quanta load latency intervals: one row per second of intended send time; latency in us from the intended "
-      "send time to the reply; dropped requests (no reply within the timeout) rank above every answered one, so a "
-      "percentile among them reads inf\n"
-      "interval_start_s,interval_s,sent,answered,dropped,overloaded,bad_request,p50_us,p90_us,p99_us,p99.9_us,max_us\n";
-  Histogram h;
-  uint64_t sent = 0, dropped = 0, overloaded = 0, bad = 0;
-  uint64_t second = 0;
-  auto flush = [&] {
-    if (sent == 0) return;
-    char line[160];
-    std::snprintf(line, sizeof line, "%llu,1,%llu,%llu,%llu,%llu,%llu,", static_cast<unsigned long long>(second),
-                  static_cast<unsigned long long>(sent), static_cast<unsigned long long>(h.count()),
-                  static_cast<unsigned long long>(dropped), static_cast<unsigned long long>(overloaded),
-                  static_cast<unsigned long long>(bad));
-    out += line;
-    for (double p : {50.0, 90.0, 99.0, 99.9, 100.0}) {
-      out += percentile_text(h, dropped, p);
-      out += p == 100.0 ? "\n" : ",";
-    }
-    h.clear();
-    sent = dropped = overloaded = bad = 0;
-  };
-  for (std::size_t id = 0; id < schedule.size(); ++id) {
-    const Arrival& a = schedule[id];
-    const RequestSlot& slot = o.table[id];
-    const uint64_t s = a.arrival_ns / 1'000'000'000ull;
-    if (s != second) {
-      flush();
-      second = s;
-    }
-    if (slot.build_failed) continue;
-    ++sent;
-    switch (slot.outcome) {
-      case Outcome::kOk: h.record(latency_ns_of(o, a, slot)); break;
-      case Outcome::kOverloaded: ++overloaded; break;
-      case Outcome::kBadRequest: ++bad; break;
-      default: ++dropped; break;
-    }
-  }
-  flush();
-  return out;
 }
 
 }  // namespace quanta

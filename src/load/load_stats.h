@@ -32,6 +32,10 @@ struct LoadClassStats {
 // histogram's unit.
 std::optional<double> percentile_with_drops(const Histogram& answered, uint64_t dropped, double percentile);
 
+// An answered request's latency: from its intended send time to its reply, in ns (0 if
+// the reply came first, which only a clock step could do).
+uint64_t latency_ns_of(const LoadRunOutcome& outcome, const Arrival& arrival, const RequestSlot& slot);
+
 struct LoadStats {
   std::vector<LoadClassStats> classes;  // indexed by class
   uint64_t measured_requests = 0;       // scheduled after the warm-up
@@ -42,10 +46,5 @@ struct LoadStats {
 // workload's service times are the requests' (not an app's classes without them).
 LoadStats compute_load_stats(const LoadRunOutcome& outcome, const std::vector<Arrival>& schedule,
                              std::size_t class_count, uint64_t warmup_ns, bool nominal_known);
-
-// One line per second of intended send time (CSV, see docs/load.md): requests answered
-// and dropped in that second, and their latency percentiles in µs ("inf" past the
-// answered share). Returns the file's text.
-std::string latency_interval_csv(const LoadRunOutcome& outcome, const std::vector<Arrival>& schedule);
 
 }  // namespace quanta

@@ -5,6 +5,8 @@ from pathlib import Path
 
 import pytest
 
+from udp_responder import UdpResponder
+
 ROOT = Path(__file__).resolve().parents[2]
 # The build under test: tests/CMakeLists.txt names it; run by hand, build/.
 BUILD_DIR = Path(os.environ.get("QUANTA_BUILD_DIR", ROOT / "build"))
@@ -36,3 +38,18 @@ def run_json(run_quanta):
         return json.loads(proc.stdout)
 
     return run
+
+
+@pytest.fixture
+def responder():
+    """Makes UDP responders for a test (udp_responder.py) and closes them after it."""
+    made = []
+
+    def make(**kwargs):
+        r = UdpResponder(**kwargs)
+        made.append(r)
+        return r
+
+    yield make
+    for r in made:
+        r.close()

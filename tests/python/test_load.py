@@ -1,69 +1,13 @@
 """`quanta load` as a user meets it: bad options exit 2 naming the option, and a short run
-against a small responder on loopback (written here from include/quanta/wire.h) whose
-counts add up, in text and JSON, with the latency log. Counts only, never timings."""
-import json
+against a small responder on loopback (udp_responder.py) whose counts add up, in text and
+JSON, with the CSV latency log (test_latency_log.py decodes the HdrHistogram one). Counts only, never timings."""
 import socket
 import struct
 import threading
 
 import pytest
 
-REQUEST_MAGIC, REPLY_MAGIC = 0x5131, 0x5231
-OK, OVERLOADED = 0, 1
-
-
-def reply_bytes(kind, request_id, payload=b""):
-    body = payload if kind == OK else b""
-    return struct.pack("<HHIQQiI", REPLY_MAGIC, kind, len(body), request_id, request_id, 0, 0) + body
-
-
-class UdpResponder:
-    """Answers every request OK with its payload, except ids where drop(id) says no reply."""
-
-    def __init__(self, drop=lambda request_id: False, overloaded=lambda request_id: False):
-        self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.settimeout(0.05)
-        self.port = self.sock.getsockname()[1]
-        self.drop, self.overloaded = drop, overloaded
-        self.ids = []
-        self.stopping = False
-        self.thread = threading.Thread(target=self.serve, daemon=True)
-        self.thread.start()
-
-    def serve(self):
-        while not self.stopping:
-            try:
-                data, peer = self.sock.recvfrom(65536)
-            except socket.timeout:
-                continue
-            magic, _cls, length, request_id = struct.unpack_from("<HHIQ", data)
-            assert magic == REQUEST_MAGIC and length == len(data) - 16
-            self.ids.append(request_id)
-            if self.drop(request_id):
-                continue
-            kind = OVERLOADED if self.overloaded(request_id) else OK
-            self.sock.sendto(reply_bytes(kind, request_id, data[16:]), peer)
-
-    def close(self):
-        self.stopping = True
-        self.thread.join()
-        self.sock.close()
-
-
-@pytest.fixture
-def responder():
-    made = []
-
-    def make(**kwargs):
-        r = UdpResponder(**kwargs)
-        made.append(r)
-        return r
-
-    yield make
-    for r in made:
-        r.close()
-
+from udp_responder import OK, reply_bytes
 
 SHORT_RUN = ["--rate-rps", "2000", "--duration-s", "0.25", "--timeout-ms", "200", "--arrivals", "constant",
              "--no-progress"]
@@ -74,6 +18,7 @@ def test_help_lists_every_load_option(run_quanta):
     assert proc.returncode == 0
     for option in ["--target", "--connections", "--rate-rps", "--load", "--duration-s", "--warmup-frac", "--seed",
                    "--workload", "--app", "--app-config", "--arrivals", "--timeout-ms", "--format", "--latency-log",
+                   "--latency-log-format",
                    "--progress", "--cpu"]:
         assert option in proc.stdout, option
 
@@ -105,6 +50,8 @@ def test_help_lists_every_load_option(run_quanta):
         (["--target", "udp://127.0.0.1:9000", "--app", "/no/such/app.so"], "--app"),
         (["--target", "udp://127.0.0.1:9000", "--cpu", "100000"], "--cpu"),
         (["--target", "udp://127.0.0.1:9000", "--latency-log", ""], "--latency-log"),
+        (["--target", "udp://127.0.0.1:9000", "--latency-log", "x", "--latency-log-format", "json"],
+         "--latency-log-format"),
         (["--target", "udp://127.0.0.1:9000", "--bogus"], "--bogus"),
     ],
 )
@@ -130,8 +77,10 @@ def test_json_counts_add_up_against_a_responder(run_json, responder, tmp_path):
     r = responder(drop=lambda i: i % 10 == 9, overloaded=lambda i: i % 10 == 0)
     log = tmp_path / "latency.csv"
     report = run_json("load", "--target", f"udp://127.0.0.1:{r.port}", *SHORT_RUN, "--warmup-frac", "0",
-                      "--latency-log", str(log))
+                      "--latency-log", str(log), "--latency-log-format", "csv")
     assert report["mode"] == "load"
+    assert report["config"]["latency_log"] == str(log)
+    assert report["config"]["latency_log_format"] == "csv"
     client = report["client"]
     assert client["scheduled"] == 500
     assert client["sent"] == 500
@@ -172,6 +121,7 @@ def test_load_converts_with_the_workload_mean(run_json, responder):
                       "--duration-s", "0.2", "--no-progress")
     assert report["config"]["rate_rps"] == pytest.approx(500)
     assert report["config"]["load"] == pytest.approx(0.5)
+    assert report["config"]["latency_log_format"] is None  # no log asked for
     assert report["client"]["sent"] == report["client"]["scheduled"]
 
 

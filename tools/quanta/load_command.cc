@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "app_choice.h"
+#include "load/latency_log.h"
 #include "load/load_report.h"
 #include "load/load_run.h"
 #include "load/load_stats.h"
@@ -78,7 +79,8 @@ int load_command(const LoadOptions& o) {
                                              workload.service_known() && !workload.app_defined());
   if (!o.latency_log.empty()) {
     std::ofstream log(o.latency_log);
-    log << latency_interval_csv(outcome, schedule);
+    log << (o.latency_log_format == "csv" ? latency_interval_csv(outcome, schedule)
+                                          : latency_interval_hdr_log(outcome, schedule));
     if (!log) throw std::runtime_error("cannot write the latency log '" + o.latency_log + "'");
   }
   LoadReportConfig report;
@@ -98,6 +100,7 @@ int load_command(const LoadOptions& o) {
   report.app_path = o.app_path;
   report.app_config = o.app_config;
   report.latency_log = o.latency_log;
+  report.latency_log_format = o.latency_log.empty() ? "" : o.latency_log_format;
   const nlohmann::json json = load_to_json(report, workload, outcome, stats);
   if (o.format == "json") {
     std::cout << json.dump(2) << '\n';

@@ -67,11 +67,16 @@ void add_load_options(CLI::App& cmd, LoadOptions& o) {
       ->check(CLI::Range(0.001, 3.6e6));
   cmd.add_option("--format", o.format, "Output: text or json")->capture_default_str()->check(CLI::IsMember({"text", "json"}));
   cmd.add_option("--latency-log", o.latency_log,
-                 "Write a CSV interval log here: per second of the run, the requests and their latency percentiles "
-                 "(docs/load.md)")
+                 "Write an interval log here, one interval per second of the run: by default HdrHistogram's interval "
+                 "log of the answered requests' latencies in ns (docs/load.md)")
       ->check([](const std::string& path) {
         return path.empty() ? std::string("must name a file") : std::string();
       });
+  cmd.add_option("--latency-log-format", o.latency_log_format,
+                 "The --latency-log's format: hdr (HdrHistogram's interval log, for its tools and plotters) or csv "
+                 "(per-second counts, drops included, and percentiles in us)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"hdr", "csv"}));
   const std::vector<int> cpus = allowed_cpus();
   cmd.add_option("--cpu", o.cpu,
                  "CPU the client's thread is pinned to (default: the first one this process may use, " +

@@ -24,7 +24,8 @@ struct LoadOptions {
   std::string arrivals = "poisson";
   double timeout_ms = 1000;
   std::string format = "text";
-  std::string latency_log;            // CSV interval log file; empty: none
+  std::string latency_log;            // interval log file; empty: none
+  std::string latency_log_format = "hdr";  // hdr (HdrHistogram's interval log) or csv
   int cpu = -1;                       // pin the client's thread; -1: the first CPU this process may use
   std::string wait = "spin";          // between sends: spin, or block in the kernel
   std::optional<bool> progress;       // unset: on when stderr is a terminal
