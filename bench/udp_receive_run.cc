@@ -106,6 +106,9 @@ void send_until(const RunSettings& s, const sockaddr_in& to, const std::atomic<b
   }
 }
 
+// Data polls whose cost is kept for the median, reserved before the window opens.
+constexpr std::size_t kMaxPollSamples = 1 << 22;
+
 }  // namespace
 
 double measure_empty_poll_ns(const RunSettings& s) {
@@ -146,9 +149,14 @@ LoadRun measure_load(const RunSettings& s) {
     const uint64_t warm_end = read_tsc() + ns_to_cycles(20e6);
     while (read_tsc() < warm_end) run.received_total += r->poll();
 
+    std::vector<double> per_datagram;
+    per_datagram.reserve(kMaxPollSamples);
+    std::vector<uint64_t> empty_iterations;
+    empty_iterations.reserve(kMaxPollSamples);
     const uint64_t start = read_tsc();
     const uint64_t end = start + ns_to_cycles(s.seconds * 1e9);
     uint64_t now = start;
+    uint64_t previous = start;
     while (now < end) {
       const uint64_t t0 = read_tsc();
       const uint32_t n = r->poll();
@@ -157,14 +165,25 @@ LoadRun measure_load(const RunSettings& s) {
         run.data_cycles += t1 - t0;
         run.received += n;
         ++run.data_polls;
+        if (per_datagram.size() < kMaxPollSamples) per_datagram.push_back(static_cast<double>(t1 - t0) / n);
       } else {
         run.empty_cycles += t1 - t0;
         ++run.empty_polls;
+        if (empty_iterations.size() < kMaxPollSamples) empty_iterations.push_back(t1 - previous);
       }
-      now = t1;
+      previous = now = t1;
     }
     run.loop_cycles = now - start;
     run.seconds = cycles_to_ns(run.loop_cycles) / 1e9;
+    if (!per_datagram.empty()) {
+      std::nth_element(per_datagram.begin(), per_datagram.begin() + per_datagram.size() / 2, per_datagram.end());
+      run.median_poll_cycles_per_datagram = per_datagram[per_datagram.size() / 2];
+    }
+    if (!empty_iterations.empty()) {
+      std::nth_element(empty_iterations.begin(), empty_iterations.begin() + empty_iterations.size() / 2,
+                       empty_iterations.end());
+      run.median_empty_iteration_cycles = empty_iterations[empty_iterations.size() / 2];
+    }
     stop.store(true, std::memory_order_relaxed);
     sender.join();
     if (send_error) std::rethrow_exception(send_error);

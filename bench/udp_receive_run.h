@@ -32,8 +32,16 @@ struct LoadRun {
   uint64_t received_total = 0;      // datagrams taken, whole run (warm-up and drain too)
   uint64_t data_cycles = 0;         // inside polls that returned datagrams
   uint64_t empty_cycles = 0;        // inside polls that returned nothing
+  // Median of a whole loop iteration whose poll found nothing (the poll, reading the
+  // clock, the loop): empty iterations cost this each, the rest of the window went to
+  // datagrams (including kernel work done on this CPU outside the calls).
+  uint64_t median_empty_iteration_cycles = 0;
   uint64_t loop_cycles = 0;         // the whole window
   uint64_t data_polls = 0, empty_polls = 0;
+  // Median over the polls that returned datagrams of each one's cycles per datagram: what
+  // a typical poll costs, unlike the sums above untouched by a poll during which the
+  // thread lost its CPU (another process, the host).
+  double median_poll_cycles_per_datagram = 0;
   std::optional<uint32_t> kernel_drops;  // SO_RXQ_OVFL's count, where the method reads it
   uint64_t rearms = 0;
 };
