@@ -296,3 +296,26 @@ def test_missing_arrivals_file_exits_2(run_quanta, tmp_path):
     proc = run_quanta("load", "--target", "udp://127.0.0.1:9", "--arrivals-file", str(tmp_path / "none.trace"))
     assert proc.returncode == 2, proc.stderr
     assert "none.trace" in proc.stderr
+
+
+def test_arrivals_file_against_quanta_serve_lands_each_class_on_the_server(quanta_bin, run_json, tmp_path):
+    """The same trace through `quanta serve` (the spin app, extreme-bimodal's classes): the
+    server counts each request in the class its line named."""
+    from test_serve import Server
+
+    server = Server(quanta_bin, tmp_path, listen=("udp://127.0.0.1:0",))
+    try:
+        host, port = server.address["udp"]
+        trace = tmp_path / "sends.trace"
+        trace.write_text("0 short\n100 long\n200 short\n300 1\n400 0\n500 0.5\n")
+        report = run_json("load", "--target", f"udp://{host}:{port}", "--arrivals-file", str(trace),
+                          "--warmup-frac", "0", "--timeout-ms", "2000", "--no-progress")
+        assert report["client"]["sent"] == 6
+        assert report["client"]["answered"] == 6
+        assert report["classes"]["0.5"]["count"] == 4 and report["classes"]["500"]["count"] == 2
+        served = server.stop()
+    finally:
+        server.kill()
+    assert served["requests"]["completed"] == 6
+    assert served["classes"]["0.5"]["count"] == 4
+    assert served["classes"]["500"]["count"] == 2
