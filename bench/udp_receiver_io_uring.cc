@@ -33,17 +33,19 @@ class IoUringReceiver final : public UdpReceiver {
     params.cq_entries = kCompletions;
     if (cooperative) params.flags |= IORING_SETUP_COOP_TASKRUN | IORING_SETUP_TASKRUN_FLAG;
     check(io_uring_queue_init_params(8, &ring_, &params), "io_uring_queue_init_params");
-    setup_buffers();
     // The template the kernel lays out each received message by: the name and control
     // data first, then the payload, in one provided buffer.
     template_.msg_namelen = sizeof(sockaddr_storage);
     template_.msg_controllen = kControlBytes;
-    arm();
+    try {
+      setup_buffers();
+      arm();
+    } catch (...) {
+      release();  // the destructor does not run for a constructor that throws
+      throw;
+    }
   }
-  ~IoUringReceiver() override {
-    io_uring_queue_exit(&ring_);
-    if (buffer_ring_ != nullptr) ::munmap(buffer_ring_, kBuffers * sizeof(io_uring_buf));
-  }
+  ~IoUringReceiver() override { release(); }
 
   uint32_t poll() override {
     // Work the kernel holds back (cooperative task work, completions that did not fit):
@@ -93,6 +95,11 @@ class IoUringReceiver final : public UdpReceiver {
 
   static void check(int rc, const char* what) {
     if (rc < 0) throw std::runtime_error(std::string(what) + ": " + std::strerror(-rc));
+  }
+
+  void release() {
+    io_uring_queue_exit(&ring_);
+    if (buffer_ring_ != nullptr) ::munmap(buffer_ring_, kBuffers * sizeof(io_uring_buf));
   }
 
   void setup_buffers() {
