@@ -1,10 +1,16 @@
 #include "io/schedule.h"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <string>
 
 namespace quanta {
+
+Arrival make_arrival(double t_ns, const ServiceSample& s) {
+  const double service = std::min(std::max(std::round(s.service_ns), 1.0), 4e9);
+  return {static_cast<uint64_t>(t_ns), static_cast<uint32_t>(service), s.class_index};
+}
 
 std::vector<Arrival> make_poisson_schedule(const Workload& workload, const ScheduleSpec& spec) {
   constexpr double kMaxArrivals = 200e6;
@@ -25,9 +31,7 @@ std::vector<Arrival> make_poisson_schedule(const Workload& workload, const Sched
   for (;;) {
     t_ns += -std::log(gaps.unit_open_zero()) * mean_gap_ns;
     if (t_ns >= end_ns) break;
-    const ServiceSample s = workload.sample(services);
-    const double service = std::min(std::max(std::round(s.service_ns), 1.0), 4e9);
-    schedule.push_back({static_cast<uint64_t>(t_ns), static_cast<uint32_t>(service), s.class_index});
+    schedule.push_back(make_arrival(t_ns, workload.sample(services)));
   }
   return schedule;
 }

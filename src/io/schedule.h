@@ -22,6 +22,11 @@ struct ScheduleSpec {
   uint64_t seed;
 };
 
+// The arrival at t_ns of a request drawn as `s`: its service time rounded to whole ns and
+// kept within what an Arrival holds (1 ns to 4 s). Every schedule maker builds its
+// arrivals with this, so Poisson, constant and trace-file schedules agree.
+Arrival make_arrival(double t_ns, const ServiceSample& s);
+
 // Throws std::invalid_argument if the schedule would not fit in memory (over 200 M
 // arrivals): lower --duration-s or the rate.
 std::vector<Arrival> make_poisson_schedule(const Workload& workload, const ScheduleSpec& spec);

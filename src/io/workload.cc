@@ -227,4 +227,9 @@ ServiceSample Workload::sample(Rng& rng) const {
   return {index, classes_[index].service_us * 1000.0};
 }
 
+ServiceSample Workload::sample_class(uint32_t class_index, Rng& rng) const {
+  if (shape_ != Shape::kDiscrete) return sample(rng);
+  return {class_index, classes_[class_index].service_us * 1000.0};
+}
+
 }  // namespace quanta

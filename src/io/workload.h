@@ -46,6 +46,9 @@ class Workload {
   static const std::vector<std::string>& names();
 
   ServiceSample sample(Rng& rng) const;
+  // A request of class `class_index` (< classes().size()): a discrete class's service
+  // time; a continuous distribution (one class) draws as sample() does.
+  ServiceSample sample_class(uint32_t class_index, Rng& rng) const;
   // The mean service time; 0 when an app declared a class without one.
   double mean_us() const { return mean_us_; }
   // Whether every class has a nominal service time (else slowdown uses measured CPU time

@@ -29,9 +29,7 @@ std::vector<Arrival> make_send_schedule(const Workload& workload, const Schedule
   for (std::size_t i = 0; i < count; ++i) {
     const double t_ns = static_cast<double>(i) * gap_ns;
     if (t_ns >= end_ns) break;
-    const ServiceSample s = workload.sample(services);
-    const double service = std::min(std::max(std::round(s.service_ns), 1.0), 4e9);
-    constant.push_back({static_cast<uint64_t>(t_ns), static_cast<uint32_t>(service), s.class_index});
+    constant.push_back(make_arrival(t_ns, workload.sample(services)));
   }
   return constant;
 }

@@ -19,7 +19,7 @@ def test_help_lists_every_load_option(run_quanta):
     for option in ["--target", "--connections", "--rate-rps", "--load", "--duration-s", "--warmup-frac", "--seed",
                    "--workload", "--app", "--app-config", "--arrivals", "--timeout-ms", "--format", "--latency-log",
                    "--latency-log-format",
-                   "--progress", "--cpu"]:
+                   "--progress", "--cpu", "--arrivals-file"]:
         assert option in proc.stdout, option
 
 
@@ -173,3 +173,97 @@ def test_tcp_round_trip_through_a_responder_counts_every_request(run_json):
     assert client["answered"] == 500
     assert client["out_of_order_replies"] == 0
     assert sorted(seen) == list(range(500))
+
+
+# A trace for --arrivals-file: classes by label, key and index, one line drawing its class,
+# comments and a blank line. extreme-bimodal: class 0 is "0.5" (short), class 1 "500" (long).
+TRACE = """# send time (us)  class
+0        short
+100      long   # by label
+200      500    # by key
+300      1      # by index
+
+400      0
+2000            # drawn from the workload
+"""
+
+
+def test_arrivals_file_sends_one_request_per_line_in_its_class(run_json, responder, tmp_path):
+    r = responder()
+    trace = tmp_path / "sends.trace"
+    trace.write_text(TRACE)
+    report = run_json("load", "--target", f"udp://127.0.0.1:{r.port}", "--arrivals-file", str(trace),
+                      "--warmup-frac", "0", "--timeout-ms", "500", "--no-progress")
+    client = report["client"]
+    assert client["scheduled"] == 6
+    assert client["sent"] == 6
+    assert client["answered"] == 6
+    assert report["config"]["arrivals"] == f"file:{trace}"
+    assert report["config"]["duration_s"] == pytest.approx(0.002)  # the last send time
+    # Requests go out in trace order (ids count up), each in the class its line named.
+    order = sorted(range(len(r.ids)), key=lambda k: r.ids[k])
+    assert [r.classes[k] for k in order][:5] == [0, 1, 1, 1, 0]
+    classes = report["classes"]
+    drawn = r.classes[order[5]]
+    assert classes["0.5"]["count"] == 2 + (drawn == 0)
+    assert classes["500"]["count"] == 3 + (drawn == 1)
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("0\nabc\n", ":2: 'abc' is not a send time"),
+        ("0\n-5\n", ":2: send time -5 us is negative"),
+        ("10\n# fine\n5\n", ":3: send time 5 us is before the previous line's"),
+        ("0 medium\n", ":1: unknown class 'medium'"),
+        ("0 7\n", ":1: class index 7 is out of range"),
+        ("0 short extra\n", ":1: expected a send time in us and optionally a class"),
+        ("# only a comment\n\n", ": no send times"),
+    ],
+)
+def test_bad_arrivals_file_exits_2_naming_file_and_line(run_quanta, tmp_path, text, message):
+    trace = tmp_path / "bad.trace"
+    trace.write_text(text)
+    proc = run_quanta("load", "--target", "udp://127.0.0.1:9", "--arrivals-file", str(trace), "--no-progress")
+    assert proc.returncode == 2, proc.stderr
+    assert f"{trace}{message}" in proc.stderr
+    assert proc.stdout == ""
+
+
+@pytest.mark.parametrize("other", [["--arrivals", "constant"], ["--rate-rps", "100"], ["--load", "0.5"],
+                                   ["--duration-s", "1"]])
+def test_arrivals_file_excludes_drawn_arrival_options(run_quanta, tmp_path, other):
+    trace = tmp_path / "sends.trace"
+    trace.write_text("0\n")
+    proc = run_quanta("load", "--target", "udp://127.0.0.1:9", "--arrivals-file", str(trace), *other)
+    assert proc.returncode == 2, proc.stderr
+    assert "--arrivals-file" in proc.stderr and other[0] in proc.stderr
+
+
+def test_missing_arrivals_file_exits_2(run_quanta, tmp_path):
+    proc = run_quanta("load", "--target", "udp://127.0.0.1:9", "--arrivals-file", str(tmp_path / "none.trace"))
+    assert proc.returncode == 2, proc.stderr
+    assert "none.trace" in proc.stderr
+
+
+def test_arrivals_file_against_quanta_serve_lands_each_class_on_the_server(quanta_bin, run_json, tmp_path):
+    """The same trace through `quanta serve` (the spin app, extreme-bimodal's classes): the
+    server counts each request in the class its line named."""
+    from test_serve import Server
+
+    server = Server(quanta_bin, tmp_path, listen=("udp://127.0.0.1:0",))
+    try:
+        host, port = server.address["udp"]
+        trace = tmp_path / "sends.trace"
+        trace.write_text("0 short\n100 long\n200 short\n300 1\n400 0\n500 0.5\n")
+        report = run_json("load", "--target", f"udp://{host}:{port}", "--arrivals-file", str(trace),
+                          "--warmup-frac", "0", "--timeout-ms", "2000", "--no-progress")
+        assert report["client"]["sent"] == 6
+        assert report["client"]["answered"] == 6
+        assert report["classes"]["0.5"]["count"] == 4 and report["classes"]["500"]["count"] == 2
+        served = server.stop()
+    finally:
+        server.kill()
+    assert served["requests"]["completed"] == 6
+    assert served["classes"]["0.5"]["count"] == 4
+    assert served["classes"]["500"]["count"] == 2

@@ -24,6 +24,7 @@ class UdpResponder:
         self.port = self.sock.getsockname()[1]
         self.drop, self.overloaded = drop, overloaded
         self.ids = []
+        self.classes = []  # each request's class index, as sent
         self.stopping = False
         self.thread = threading.Thread(target=self.serve, daemon=True)
         self.thread.start()
@@ -34,9 +35,10 @@ class UdpResponder:
                 data, peer = self.sock.recvfrom(65536)
             except socket.timeout:
                 continue
-            magic, _cls, length, request_id = struct.unpack_from("<HHIQ", data)
+            magic, class_index, length, request_id = struct.unpack_from("<HHIQ", data)
             assert magic == REQUEST_MAGIC and length == len(data) - 16
             self.ids.append(request_id)
+            self.classes.append(class_index)
             if self.drop(request_id):
                 continue
             kind = OVERLOADED if self.overloaded(request_id) else OK

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -13,6 +14,7 @@
 #include "load/load_run.h"
 #include "load/load_stats.h"
 #include "load/send_schedule.h"
+#include "load/trace_schedule.h"
 #include "runtime/cpu_layout.h"
 
 namespace quanta {
@@ -40,7 +42,15 @@ int load_command(const LoadOptions& o) {
   const Workload workload = apps.workload(o.workload, o.workload_given);
 
   double rate_rps = 0, load = 0;
-  if (o.rate_rps) {
+  std::vector<Arrival> schedule;
+  double duration_s = o.duration_s;
+  if (!o.arrivals_file.empty()) {
+    schedule = load_trace_schedule(o.arrivals_file, workload, o.seed);
+    // The run lasts until the last send; a trace of sends all at 0 still gets a duration
+    // that keeps rates finite.
+    duration_s = std::max(static_cast<double>(schedule.back().arrival_ns) / 1e9, 1e-6);
+    rate_rps = static_cast<double>(schedule.size()) / duration_s;
+  } else if (o.rate_rps) {
     rate_rps = *o.rate_rps;
   } else {
     if (!workload.service_known()) {
@@ -51,8 +61,9 @@ int load_command(const LoadOptions& o) {
     load = o.load;
     rate_rps = o.load * 1e6 / workload.mean_us();
   }
-  const std::vector<Arrival> schedule = make_send_schedule(
-      workload, {rate_rps, o.duration_s, o.seed}, parse_arrival_process(o.arrivals));
+  if (o.arrivals_file.empty()) {
+    schedule = make_send_schedule(workload, {rate_rps, duration_s, o.seed}, parse_arrival_process(o.arrivals));
+  }
 
   LoadRunConfig run;
   run.target = target;
@@ -61,20 +72,20 @@ int load_command(const LoadOptions& o) {
   const std::vector<int> cpus = allowed_cpus();
   run.cpu = o.cpu >= 0 ? o.cpu : (cpus.empty() ? -1 : cpus.front());
   run.block_between_sends = o.wait == "block";
-  run.progress = o.progress.value_or(isatty(STDERR_FILENO) != 0 && o.duration_s > 3);
-  run.duration_s = o.duration_s;
+  run.progress = o.progress.value_or(isatty(STDERR_FILENO) != 0 && duration_s > 3);
+  run.duration_s = duration_s;
   run.seed = o.seed;
   run.max_payload_bytes = o.max_payload_bytes;
   run.app = &app;
   run.app_classes = workload.app_defined();
   if (o.format == "text") {
     std::fprintf(stderr, "quanta: sending %zu requests to %s over %g s...\n", schedule.size(), o.target.c_str(),
-                 o.duration_s);
+                 duration_s);
   }
   const LoadRunOutcome outcome = run_load(run, schedule);
   if (app.teardown != nullptr) app.teardown();
 
-  const auto warmup_ns = static_cast<uint64_t>(o.warmup_frac * o.duration_s * 1e9);
+  const auto warmup_ns = static_cast<uint64_t>(o.warmup_frac * duration_s * 1e9);
   const LoadStats stats = compute_load_stats(outcome, schedule, workload.classes().size(), warmup_ns,
                                              workload.service_known() && !workload.app_defined());
   if (!o.latency_log.empty()) {
@@ -86,11 +97,11 @@ int load_command(const LoadOptions& o) {
   LoadReportConfig report;
   report.target = o.target;
   report.connections = target.protocol == Target::Protocol::kTcp ? o.connections : 1;
-  report.arrivals = o.arrivals;
+  report.arrivals = o.arrivals_file.empty() ? o.arrivals : "file:" + o.arrivals_file;
   report.rate_rps = rate_rps;
   report.load = load;
   report.mean_service_us = workload.mean_us();
-  report.duration_s = o.duration_s;
+  report.duration_s = duration_s;
   report.warmup_frac = o.warmup_frac;
   report.seed = o.seed;
   report.timeout_ms = o.timeout_ms;

@@ -35,7 +35,7 @@ void add_load_options(CLI::App& cmd, LoadOptions& o) {
                    ->check(CLI::PositiveNumber);
   load->excludes(rate);
   rate->excludes(load);
-  cmd.add_option("--duration-s", o.duration_s, "Seconds of sends")
+  auto* duration = cmd.add_option("--duration-s", o.duration_s, "Seconds of sends")
       ->capture_default_str()
       ->check(finite_number())
       ->check(CLI::PositiveNumber);
@@ -57,9 +57,21 @@ void add_load_options(CLI::App& cmd, LoadOptions& o) {
   cmd.add_option("--max-payload-bytes", o.max_payload_bytes, "Largest payload make_request may build")
       ->capture_default_str()
       ->check(CLI::Range(8u, 60000u));
-  cmd.add_option("--arrivals", o.arrivals, "Send times: poisson (exponential gaps) or constant")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"poisson", "constant"}));
+  auto* arrivals = cmd.add_option("--arrivals", o.arrivals, "Send times: poisson (exponential gaps) or constant")
+                       ->capture_default_str()
+                       ->check(CLI::IsMember({"poisson", "constant"}));
+  // A trace gives the send times itself: a rate, a load, a duration or a process to draw
+  // them with would be ignored, so combining them is refused rather than half-honoured.
+  cmd.add_option("--arrivals-file", o.arrivals_file,
+                 "Send times from a text file instead of drawn: per line the send time in us from the start "
+                 "(non-decreasing), optionally a class name or index; # comments (docs/load.md)")
+      ->check([](const std::string& path) {
+        return path.empty() ? std::string("must name a file") : std::string();
+      })
+      ->excludes(arrivals)
+      ->excludes(rate)
+      ->excludes(load)
+      ->excludes(duration);
   cmd.add_option("--timeout-ms", o.timeout_ms,
                  "A request with no reply this long after it was sent counts as dropped (infinite latency)")
       ->capture_default_str()

@@ -22,6 +22,7 @@ struct LoadOptions {
   std::string app_config;
   unsigned max_payload_bytes = 1024;
   std::string arrivals = "poisson";
+  std::string arrivals_file;          // send times (and classes) from a trace; empty: drawn
   double timeout_ms = 1000;
   std::string format = "text";
   std::string latency_log;            // interval log file; empty: none
