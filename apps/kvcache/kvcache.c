@@ -318,8 +318,25 @@ static void do_flush(const mc_command* c, quanta_response* r) {
   if (!c->noreply) reply(r, "OK");
 }
 
+static int stats_arg_is(const mc_command* c, const char* word) {
+  return c->stats_arg_len == strlen(word) && memcmp(c->stats_arg, word, c->stats_arg_len) == 0;
+}
+
 static void do_stats(const mc_command* c, quanta_response* r) {
-  if (c->stats_arg == NULL) {
+  if (c->stats_arg != NULL) {
+    /* memcached's sub-statistics describe its slab allocator and connections: this cache
+     * has none of them to show, so they are empty; anything else is unknown. */
+    if (stats_arg_is(c, "reset")) {
+      reply(r, "RESET");
+    } else if (stats_arg_is(c, "settings") || stats_arg_is(c, "items") || stats_arg_is(c, "slabs") ||
+               stats_arg_is(c, "sizes") || stats_arg_is(c, "conns")) {
+      reply(r, "END");
+    } else {
+      reply(r, "ERROR");
+    }
+    return;
+  }
+  {
     char line[96];
     const struct {
       const char* name;
@@ -340,7 +357,6 @@ static void do_stats(const mc_command* c, quanta_response* r) {
       reply(r, line);
     }
   }
-  /* Sub-statistics (stats slabs, items, ...) are memcached's allocator's: none here. */
   reply(r, "END");
 }
 

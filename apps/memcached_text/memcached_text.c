@@ -17,6 +17,8 @@ static const char kBadChunk[] = "CLIENT_ERROR bad data chunk\r\n";
 static const char kLineTooLong[] = "CLIENT_ERROR line too long\r\n";
 static const char kBadDelta[] = "CLIENT_ERROR invalid numeric delta argument\r\n";
 static const char kBusy[] = "SERVER_ERROR busy\r\n";
+static const char kBadDelete[] = "CLIENT_ERROR bad command line format.  Usage: delete <key> [noreply]\r\n";
+static const char kBadExptime[] = "CLIENT_ERROR invalid exptime argument\r\n";
 
 /* ---- tokens and numbers ---- */
 
@@ -78,14 +80,8 @@ static int parse_i64(const token* t, int64_t* out) {
   return 0;
 }
 
-static int valid_key(const token* t) {
-  if (t->len == 0 || t->len > MC_MAX_KEY_BYTES) return 0;
-  for (uint32_t i = 0; i < t->len; ++i) {
-    const unsigned char c = (unsigned char)t->p[i];
-    if (c <= ' ' || c == 0x7f) return 0;
-  }
-  return 1;
-}
+/* memcached's server checks a key's length only (the tokenizer already split at spaces). */
+static int valid_key(const token* t) { return t->len > 0 && t->len <= MC_MAX_KEY_BYTES; }
 
 static mc_verb verb_of(const token* t) {
   for (int v = 0; v < MC_VERB_COUNT; ++v) {
@@ -99,11 +95,9 @@ static int is_storage(mc_verb v) { return v >= MC_SET && v <= MC_CAS; }
 /* ---- the command line ---- */
 
 /* What a command line says, data aside. `error` is the line to answer when it is not a
- * command; for a storage command whose value length was read, `value_bytes` is set even
- * then, so the caller can throw the value away. */
+ * command; `value_bytes` is a storage command's value length. */
 typedef struct line_verdict {
   const char* error;        /* NULL: a command */
-  int value_bytes_known;
   uint64_t value_bytes;
 } line_verdict;
 
@@ -113,40 +107,32 @@ static void set_key(mc_command* cmd, const token* t) {
   cmd->key_count = 1;
 }
 
-/* The optional trailing "noreply" of tokens[at...]: 1 token left that is noreply, or none. */
-static int trailing_noreply(const token* tokens, uint32_t n, uint32_t at, mc_command* cmd) {
-  if (n == at) return 0;
-  if (n == at + 1 && is(&tokens[at], "noreply")) {
-    cmd->noreply = 1;
-    return 0;
-  }
-  return -1;
+/* Sets noreply when the token at `at` (if any) is "noreply"; any other token there is
+ * ignored, as memcached does. */
+static void optional_noreply(const token* tokens, uint32_t n, uint32_t at, mc_command* cmd) {
+  if (n > at && is(&tokens[at], "noreply")) cmd->noreply = 1;
 }
 
+/* What memcached answers: a known command with the wrong number of tokens is "ERROR", as
+ * an unknown one is; tokens of the right count that do not parse are a CLIENT_ERROR. */
 static line_verdict parse_line(const char* line, uint32_t len, mc_command* cmd) {
-  line_verdict v = {NULL, 0, 0};
+  line_verdict v = {kUnknown, 0};
   token tokens[MAX_TOKENS];
   memset(cmd, 0, sizeof *cmd);
   const uint32_t n = split(line, len, tokens);
-  if (n == 0) {
-    v.error = kUnknown;
-    return v;
-  }
+  if (n == 0) return v;
   cmd->verb = verb_of(&tokens[0]);
-  if (cmd->verb == MC_VERB_COUNT) {
-    v.error = kUnknown;
-    return v;
-  }
+  if (cmd->verb == MC_VERB_COUNT) return v;
   if (n > MAX_TOKENS) {
     v.error = kBadFormat;
     return v;
   }
-  v.error = kBadFormat;  /* until a case below accepts the line */
   uint64_t u = 0;
   switch (cmd->verb) {
     case MC_GET:
     case MC_GETS:
       if (n < 2) return v;
+      v.error = kBadFormat;
       for (uint32_t i = 1; i < n; ++i) {
         if (!valid_key(&tokens[i])) return v;
         cmd->keys[i - 1].bytes = tokens[i].p;
@@ -161,59 +147,70 @@ static line_verdict parse_line(const char* line, uint32_t len, mc_command* cmd) 
     case MC_PREPEND:
     case MC_CAS: {
       const uint32_t fields = cmd->verb == MC_CAS ? 6 : 5;
-      if (n < fields) return v;
-      /* As memcached: a length past INT32_MAX - 2 is a bad line, and nothing is swallowed. */
-      if (parse_u64(&tokens[4], INT32_MAX - 2, &v.value_bytes) != 0) return v;
-      v.value_bytes_known = 1;
-      cmd->data_len = (uint32_t)v.value_bytes;
+      if (n < fields || n > fields + 1) return v;
+      v.error = kBadFormat;
+      /* As memcached: a length past INT32_MAX - 2 is a bad line. */
       if (!valid_key(&tokens[1]) || parse_u64(&tokens[2], UINT32_MAX, &u) != 0 ||
-          parse_i64(&tokens[3], &cmd->exptime) != 0) {
+          parse_i64(&tokens[3], &cmd->exptime) != 0 || parse_u64(&tokens[4], INT32_MAX - 2, &v.value_bytes) != 0) {
         return v;
       }
       cmd->flags = (uint32_t)u;
+      cmd->data_len = (uint32_t)v.value_bytes;
       if (cmd->verb == MC_CAS && parse_u64(&tokens[5], UINT64_MAX, &cmd->cas_unique) != 0) return v;
-      if (trailing_noreply(tokens, n, fields, cmd) != 0) return v;
+      optional_noreply(tokens, n, fields, cmd);
       set_key(cmd, &tokens[1]);
       break;
     }
-    case MC_DELETE:
-      /* "delete <key> [0] [noreply]": the old time argument is taken only as 0. */
-      if (n < 2 || !valid_key(&tokens[1])) return v;
-      {
-        uint32_t at = 2;
-        if (n > at && is(&tokens[at], "0")) ++at;
-        if (trailing_noreply(tokens, n, at, cmd) != 0) return v;
+    case MC_DELETE: {
+      /* "delete <key> [0] [noreply]": the old hold time is taken only as 0. */
+      if (n < 2 || n > 4) return v;
+      v.error = kBadDelete;
+      if (!valid_key(&tokens[1])) {
+        v.error = kBadFormat;
+        return v;
       }
+      const int zero = n > 2 && is(&tokens[2], "0");
+      optional_noreply(tokens, n, n - 1, cmd);
+      if (n > 2 && !cmd->noreply && !zero) return v;
+      if (n == 4 && !(zero && cmd->noreply)) return v;
+      if (n == 2) cmd->noreply = 0;
       set_key(cmd, &tokens[1]);
       break;
+    }
     case MC_INCR:
     case MC_DECR:
-      if (n < 3 || !valid_key(&tokens[1])) return v;
+      if (n < 3 || n > 4) return v;
+      v.error = kBadFormat;
+      if (!valid_key(&tokens[1])) return v;
       if (parse_u64(&tokens[2], UINT64_MAX, &cmd->number) != 0) {
         v.error = kBadDelta;
         return v;
       }
-      if (trailing_noreply(tokens, n, 3, cmd) != 0) return v;
+      optional_noreply(tokens, n, 3, cmd);
       set_key(cmd, &tokens[1]);
       break;
     case MC_TOUCH:
-      if (n < 3 || !valid_key(&tokens[1]) || parse_i64(&tokens[2], &cmd->exptime) != 0) return v;
-      if (trailing_noreply(tokens, n, 3, cmd) != 0) return v;
+      if (n < 3 || n > 4) return v;
+      v.error = kBadFormat;
+      if (!valid_key(&tokens[1])) return v;
+      if (parse_i64(&tokens[2], &cmd->exptime) != 0) {
+        v.error = kBadExptime;
+        return v;
+      }
+      optional_noreply(tokens, n, 3, cmd);
       set_key(cmd, &tokens[1]);
       break;
-    case MC_FLUSH_ALL: {
-      uint32_t at = 1;
-      if (n > at && !is(&tokens[at], "noreply")) {
-        if (parse_i64(&tokens[at], &cmd->exptime) != 0) return v;
-        ++at;
+    case MC_FLUSH_ALL:
+      if (n > 3) return v;
+      optional_noreply(tokens, n, n - 1, cmd);
+      if (n > 1 && !(n == 2 && cmd->noreply) && parse_i64(&tokens[1], &cmd->exptime) != 0) {
+        v.error = kBadExptime;
+        return v;
       }
-      if (trailing_noreply(tokens, n, at, cmd) != 0) return v;
       break;
-    }
     case MC_VERSION:
     case MC_QUIT:
-      if (n != 1) return v;
-      break;
+      break; /* further tokens are ignored */
     case MC_STATS:
       if (n > 2) return v;
       if (n == 2) {
@@ -222,11 +219,14 @@ static line_verdict parse_line(const char* line, uint32_t len, mc_command* cmd) 
       }
       break;
     case MC_VERBOSITY:
-      if (n < 2 || parse_u64(&tokens[1], UINT32_MAX, &cmd->number) != 0) return v;
-      if (trailing_noreply(tokens, n, 2, cmd) != 0) return v;
+      /* The level is not checked (memcached takes whatever strtoul makes of it). */
+      if (n < 2 || n > 3) return v;
+      optional_noreply(tokens, n, n - 1, cmd);
       break;
     case MC_SCAN:
-      if (n != 3 || !valid_key(&tokens[1]) || parse_u64(&tokens[2], MC_MAX_SCAN_COUNT, &cmd->number) != 0 ||
+      if (n != 3) return v;
+      v.error = kBadFormat;
+      if (!valid_key(&tokens[1]) || parse_u64(&tokens[2], MC_MAX_SCAN_COUNT, &cmd->number) != 0 ||
           cmd->number == 0) {
         return v;
       }
@@ -278,15 +278,15 @@ int mc_frame_request(const void* bytes, uint32_t len, quanta_frame* frame, mc_ve
   mc_command cmd;
   const line_verdict v = parse_line(p, line_len, &cmd);
   if (v.error != NULL) {
-    /* A storage line whose value length was readable: its value goes too, as memcached
-     * swallows it, so that it is not read as commands. */
-    if (v.value_bytes_known) return reject_swallowing(frame, line_end + v.value_bytes + 2, len, v.error);
+    /* Only the line goes: memcached reads what follows a bad line as commands. */
     return answer(frame, QUANTA_FRAME_REJECT, line_end, v.error);
   }
   if (cmd.verb == MC_QUIT) return answer(frame, QUANTA_FRAME_CLOSE, line_end, NULL);
   uint64_t total = line_end;
   if (is_storage(cmd.verb)) {
     total += v.value_bytes + 2;
+    /* A value too large to hold is read and thrown away (memcached swallows it), so that
+     * its bytes are not read as commands. */
     if (total > limit) return reject_swallowing(frame, total, len, kTooLarge);
     if (len < total) return QUANTA_FRAME_NEED_MORE;
     if (p[total - 2] != '\r' || p[total - 1] != '\n') return answer(frame, QUANTA_FRAME_REJECT, total, kBadChunk);

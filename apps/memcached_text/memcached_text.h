@@ -4,17 +4,23 @@
  * its request classes and runs them; quanta serves the protocol over TCP and, with
  * memcached's UDP frame header, over UDP (quanta/protocol.h).
  *
- * Limits are memcached's: keys of 1-250 bytes with no space or control character, flags a
- * u32, a command line of at most 2048 bytes (get and gets lines may be as long as the
- * server's request limit, for many keys), a value as large as the server's request limit
- * allows. What breaks them gets memcached's own error line:
- *   ERROR                                    an unknown command
- *   CLIENT_ERROR bad command line format     a malformed line (a storage command's value is
- *                                            then read and thrown away, as memcached does)
+ * Limits and answers are memcached's (checked against memcached 1.6 itself by
+ * tests/python/test_kvcache.py): keys of 1-250 bytes, flags a u32, a command line of at
+ * most 2048 bytes (get and gets lines may be as long as the server's request limit, for
+ * many keys), a value as large as the server's request limit allows. Bad input gets
+ * memcached's own line:
+ *   ERROR                                    an unknown command, or a known one with the
+ *                                            wrong number of tokens
+ *   CLIENT_ERROR bad command line format     tokens that do not parse (a key too long...)
  *   CLIENT_ERROR bad data chunk              a value not followed by \r\n
- *   SERVER_ERROR object too large for cache  a value over the limit (read and thrown away)
+ *   CLIENT_ERROR invalid exptime argument, CLIENT_ERROR invalid numeric delta argument,
+ *   CLIENT_ERROR bad command line format.  Usage: delete <key> [noreply]
+ *   SERVER_ERROR object too large for cache  a value over the limit (read and thrown away,
+ *                                            so its bytes are not taken for commands)
  *   CLIENT_ERROR line too long               no end of line within the limit: the
  *                                            connection is closed
+ * Where this differs from memcached: flags of 2^32 or more are a bad line (memcached 1.6
+ * stores them cut to 32 bits).
  *
  * Beyond memcached: `scan <start-key> <count>` (count 1..1000000) is the long request of
  * the papers' key-value services: the app answers with the keys from <start-key> on, in its
