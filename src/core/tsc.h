@@ -2,6 +2,8 @@
 // converts at the edges (options in, reports out).
 #pragma once
 
+#include <sched.h>
+
 #include <cstdint>
 
 #include "quanta/probe.h"
@@ -17,5 +19,18 @@ inline uint64_t ns_to_cycles(double ns) { return static_cast<uint64_t>(ns * tsc_
 inline double cycles_to_ns(uint64_t cycles) { return static_cast<double>(cycles) / tsc_per_ns(); }
 
 inline void cpu_relax() { __builtin_ia32_pause(); }
+
+// What a runtime thread does in an idle loop iteration: spin (the default: the next
+// request is seen within nanoseconds), or give the CPU to any other runnable thread
+// (--idle yield: for machines where a client or another service shares the runtime's
+// CPUs, at the price of a system call per idle iteration and, when something else runs,
+// of the time until the scheduler comes back).
+inline void idle_pause(bool yield_cpu) {
+  if (yield_cpu) {
+    sched_yield();
+  } else {
+    cpu_relax();
+  }
+}
 
 }  // namespace quanta

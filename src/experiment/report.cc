@@ -92,6 +92,7 @@ json run_to_json(const RunResult& r, const Workload& workload, const char* mode)
               {"on_full", c.on_full},
               {"dispatcher_works", c.dispatcher_works},
               {"oversubscribe", c.oversubscribe},
+              {"idle", c.idle_yield ? "yield" : "spin"},
               {"app", r.app_name},
               {"app_path", c.app_path},
               {"app_config", c.app_config},

@@ -28,6 +28,7 @@ struct RunConfig {
   // More workers than free CPUs (they then share CPUs with each other and the dispatcher):
   // for correctness tests of multi-worker behaviour on small machines, not for measurement.
   bool oversubscribe = false;
+  bool idle_yield = false;             // --idle yield
   double stall_threshold_us = 20;      // a gap a runtime thread's loop cannot explain counts as a host stall
   // The app: a shared object (--app; empty: the built-in spin app) and its configuration.
   std::string app_path;

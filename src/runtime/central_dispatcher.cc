@@ -178,7 +178,7 @@ DispatchTotals CentralDispatcher::run(std::span<Source* const> sources) {
     if (run_own_quantum(now)) {
       last = read_tsc();
     } else {
-      cpu_relax();
+      idle_pause(idle_yield_);
     }
   }
   return totals;

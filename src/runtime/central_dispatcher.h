@@ -71,6 +71,8 @@ class CentralDispatcher {
   // Dispatches until every source is exhausted and every request finished.
   DispatchTotals run(std::span<Source* const> sources);
   void set_monitor(QuantumMonitor* monitor) { monitor_ = monitor; }
+  // Idle iterations yield the CPU instead of spinning (RuntimeConfig::idle_yield).
+  void set_idle_yield(bool on) { idle_yield_ = on; }
 
   const CentralTotals& totals() const { return totals_; }
   // Gaps in its loop that its own work does not explain (stats/stall_log.h).
@@ -114,6 +116,7 @@ class CentralDispatcher {
   StallWatch stall_watch_;
   CentralTotals totals_;
   QuantumMonitor* monitor_ = nullptr;
+  bool idle_yield_ = false;
 };
 
 }  // namespace quanta

@@ -98,7 +98,7 @@ DispatchTotals Dispatcher::run(std::span<Source* const> sources) {
     if (exhausted) break;
     was_idle = true;
     if (monitor_) monitor_->poll(now);
-    cpu_relax();
+    idle_pause(idle_yield_);
   }
   wait_for_completion();
   return totals;

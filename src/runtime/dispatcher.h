@@ -46,6 +46,8 @@ class Dispatcher {
   // With a monitor, the dispatcher ends the workers' quanta in its idle time (while no
   // source has a request and while it waits for the last completions).
   void set_monitor(QuantumMonitor* monitor) { monitor_ = monitor; }
+  // Idle iterations yield the CPU instead of spinning (RuntimeConfig::idle_yield).
+  void set_idle_yield(bool on) { idle_yield_ = on; }
   const StallLog& stalls() const { return stalls_; }
 
  private:
@@ -60,6 +62,7 @@ class Dispatcher {
   std::vector<WorkerLoad> loads_;
   std::vector<uint64_t> assigned_;
   QuantumMonitor* monitor_ = nullptr;
+  bool idle_yield_ = false;
   StallLog& stalls_;
 };
 

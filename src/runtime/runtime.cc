@@ -170,6 +170,7 @@ Runtime::Runtime(const RuntimeConfig& config, const quanta_app& app)
   wc.backstop_cycles = ns_to_cycles(config.backstop_us * 1000.0);
   wc.class_count = config.class_count;
   wc.stall_threshold_cycles = ns_to_cycles(config.stall_threshold_us * 1000.0);
+  wc.idle_yield = config.idle_yield;
   if (central) {
     // As many requests in the system at once as the two-level runtime admits.
     p.central_slots = std::make_unique<CentralSlots>(config.task_slots * workers_, wc.stack_bytes, app);
@@ -263,10 +264,12 @@ void Runtime::start(const std::string& app_config) {
         p.worker_config.quantum_cycles, config_.class_count, config_.on_full, config_.seed, *p.dispatcher_stalls);
     p.central_dispatcher->watch_stalls(p.all_stalls);
     p.central_dispatcher->set_monitor(p.monitor.get());
+    p.central_dispatcher->set_idle_yield(config_.idle_yield);
   } else {
     p.dispatch_policy = make_dispatch_policy(config_.dispatch_policy, config_.seed);
     p.dispatcher = std::make_unique<Dispatcher>(p.ports, *p.dispatch_policy, config_.on_full, *p.dispatcher_stalls);
     p.dispatcher->set_monitor(p.monitor.get());
+    p.dispatcher->set_idle_yield(config_.idle_yield);
   }
   try {
     p.dispatcher_thread = std::make_unique<PinnedThread>(p.cpus[0], [this] {

@@ -152,7 +152,7 @@ void Worker::run_local(uint64_t now) {
         now = idle_tick(now);
         continue;
       }
-      cpu_relax();
+      idle_pause(config_.idle_yield);
       now = idle_tick(now);
       continue;
     }
@@ -191,7 +191,7 @@ void Worker::run_central(uint64_t now) {
       // The dispatcher stops workers only once every slot it handed out came back.
       if (stop_.load(std::memory_order_acquire)) break;
       idle = true;
-      cpu_relax();
+      idle_pause(config_.idle_yield);
       now = idle_tick(now);
       continue;
     }

@@ -37,6 +37,7 @@ struct WorkerConfig {
   uint64_t backstop_cycles = 0;    // hybrid: the signal comes this long into a quantum
   std::size_t class_count = 1;
   uint64_t stall_threshold_cycles = UINT64_MAX;  // an idle-loop gap above this is a host stall
+  bool idle_yield = false;                        // idle loops yield the CPU instead of spinning
   // Centralized dispatch (central, jbsq:K, steal): the worker runs slots of this shared
   // table that the dispatcher hands it, one quantum each, and hands them back. Null: the
   // worker admits requests from its ring and keeps them until they finish (two-level).

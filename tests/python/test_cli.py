@@ -47,6 +47,7 @@ def test_no_command_is_a_usage_error(run_quanta):
         (["--dispatcher-works"], "--dispatcher-works"),  # needs central or jbsq:K
         (["--dispatch", "central", "--dispatcher-works", "--preempt", "flag"], "--dispatcher-works"),
         (["--max-load", "untouched:p99-us<=3"], "untouched:p99-us<=3"),  # the prefix, then no class
+        (["--idle", "sleep"], "--idle"),
     ],
 )
 def test_bad_input_exits_2_naming_the_option(run_quanta, args, named):
@@ -148,6 +149,16 @@ def test_calibrate_prints_every_measurement(run_quanta, tmp_path):
 def test_calibrate_rejects_bad_options(run_quanta):
     proc = run_quanta("calibrate", "--flag-samples", "1")
     assert proc.returncode == 2 and "--flag-samples" in proc.stderr
+
+
+@pytest.mark.parametrize("dispatch", ["jsq-msq", "central"])
+def test_idle_yield_serves_every_request(run_json, dispatch):
+    # Yielding idle threads still see every request (a yield returns at once when nothing
+    # else wants the CPU); the report says which idle mode ran.
+    out = run_json("run", "--idle", "yield", "--dispatch", dispatch, "--workload", "bimodal:90:1:50", "--load", "0.5",
+                   "--duration-s", "0.2")
+    assert out["config"]["idle"] == "yield"
+    assert out["requests"]["generated"] == out["requests"]["completed"] > 0
 
 
 def test_central_dispatch_reports_its_counters(run_json):

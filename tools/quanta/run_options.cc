@@ -77,6 +77,15 @@ void add_runtime_resource_options(CLI::App& cmd, RunConfig& c) {
       ->check(CLI::Range(1.0, 1e6));
 }
 
+void add_idle_option(CLI::App& cmd, RunConfig& c) {
+  cmd.add_option_function<std::string>(
+         "--idle", [&c](const std::string& v) { c.idle_yield = v == "yield"; },
+         "What the runtime's threads do when idle: spin (default; a request is seen within nanoseconds) or yield "
+         "(sched_yield: the CPU goes to any other runnable thread, e.g. a load generator sharing the machine)")
+      ->check(CLI::IsMember({"spin", "yield"}))
+      ->default_str("spin");
+}
+
 void add_run_options(CLI::App& cmd, RunOptions& o, bool simulated) {
   RunConfig& c = o.base;
   auto* workload = cmd.add_option("--workload", c.workload,
@@ -154,6 +163,7 @@ void add_run_options(CLI::App& cmd, RunOptions& o, bool simulated) {
     cmd.add_flag("--oversubscribe", c.oversubscribe,
                  "Allow more --workers than free CPUs (threads then share CPUs): for testing multi-worker behaviour on a "
                  "small machine; latencies measured this way mean nothing");
+    add_idle_option(cmd, c);
     add_linux_runtime_options(cmd, o);
     // A final callback: add_linux_runtime_options owns the parse-complete one.
     cmd.final_callback([&o, workload] {

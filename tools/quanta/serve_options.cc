@@ -33,6 +33,7 @@ void add_serve_options(CLI::App& cmd, ServeOptions& o) {
       ->check(finite_number())
       ->check(CLI::PositiveNumber);
   add_runtime_resource_options(cmd, c);
+  add_idle_option(cmd, c);
   cmd.add_option("--on-full", c.on_full,
                  "When a worker's ring is full: wait (the dispatcher stops reading the sockets meanwhile) or drop "
                  "(the request is answered OVERLOADED)")

@@ -1,0 +1,298 @@
+#!/usr/bin/env python3
+"""Real memcached (Debian's, one worker thread) against quanta serving the kvcache app, on
+the same GETs from the same `quanta load`, side by side in one run.
+
+Both servers hold the same keys and values (kvcache preloads them itself; memcached is
+loaded over its own protocol first). For each transport and each offered rate, the client
+runs once against memcached and once against quanta, one right after the other, so that
+the host's noise of that moment hits both. Per run it records what the client saw
+(answered share, p50/p99/p99.9 latency from the intended send time) and the CPU time each
+server process used (from /proc), from which requests per CPU-second follow: "per core"
+in the honest sense, since quanta's dispatcher and worker spin whether or not requests come
+and memcached sleeps in epoll when idle.
+
+On a 2-CPU machine the client shares a CPU with the servers (docs/load.md): latencies are
+the sharing's as much as the servers'. The comparison is still fair in that both servers
+face the same client on the same CPUs (quanta runs only during its own runs, since it
+spins), but the absolute figures are not the servers' alone.
+
+    experiments/memcached_vs_kvcache.py                       # default ladder, 3 s a run
+    experiments/memcached_vs_kvcache.py --quick               # tiny, for a smoke test
+Writes experiments/results/memcached_vs_kvcache.{json,md,png} unless --out-dir says else.
+"""
+import argparse
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def value_of(index, length):
+    # kvcache's value_of(): a key's value is a function of its index.
+    return bytes(ord("a") + (index + i) % 26 for i in range(length))
+
+
+def free_port():
+    # One port free for both TCP and UDP.
+    for _ in range(100):
+        with socket.socket() as t, socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as u:
+            t.bind(("127.0.0.1", 0))
+            port = t.getsockname()[1]
+            try:
+                u.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError("no port free for both TCP and UDP")
+
+
+def wait_for_tcp(port, timeout_s=10.0):
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return
+        except OSError:
+            time.sleep(0.05)
+    raise RuntimeError(f"nothing listens on port {port}")
+
+
+def preload_memcached(port, keys, value_bytes):
+    with socket.create_connection(("127.0.0.1", port)) as s:
+        batch = []
+        for i in range(keys):
+            batch.append(b"set key:%010d 0 0 %d noreply\r\n%s\r\n" % (i, value_bytes, value_of(i, value_bytes)))
+            if len(batch) == 1000:
+                s.sendall(b"".join(batch))
+                batch = []
+        s.sendall(b"".join(batch) + b"version\r\n")
+        reply = b""
+        while not reply.endswith(b"\r\n"):
+            reply += s.recv(4096)
+        if not reply.startswith(b"VERSION"):
+            raise RuntimeError(f"memcached answered the preload with {reply[:80]!r}")
+        # A spot check that the values are kvcache's.
+        s.sendall(b"get key:%010d\r\n" % (keys - 1))
+        got = b""
+        while not got.endswith(b"END\r\n"):
+            got += s.recv(4096)
+        if value_of(keys - 1, value_bytes) not in got:
+            raise RuntimeError("memcached does not hold the preloaded values")
+
+
+def cpu_seconds(pid):
+    # utime + stime of every thread of the process, in clock ticks.
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def run_load(quanta, app, keys, target, rate, duration_s):
+    cmd = [quanta, "load", "--app", app, "--app-config", f"keys={keys},get=1", "--target", target,
+           "--rate-rps", str(rate), "--duration-s", str(duration_s), "--timeout-ms", "1000",
+           "--wait", "block", "--format", "json", "--no-progress"]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=duration_s * 4 + 60)
+    if proc.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)} failed ({proc.returncode}): {proc.stderr.strip()}")
+    return cmd, json.loads(proc.stdout)
+
+
+def summarise(report, cpu_s, elapsed_s):
+    client = report["client"]
+    overall = report["overall"]["sojourn_us"]
+    answered = client["answered"]
+    return {
+        "sent": client["sent"],
+        "answered": answered,
+        "answered_share": answered / client["sent"] if client["sent"] else 0.0,
+        "dropped": client["dropped"],
+        "overloaded": client["overloaded"],
+        "late_sends": client["late_sends"],
+        "p50_us": overall["p50"],
+        "p99_us": overall["p99"],
+        "p99.9_us": overall["p99.9"],
+        "server_cpu_s": cpu_s,
+        "server_cores_busy": cpu_s / elapsed_s if elapsed_s > 0 else 0.0,
+        "requests_per_cpu_s": answered / cpu_s if cpu_s > 0 else None,
+    }
+
+
+def sustained(points, name, transport):
+    # The largest offered rate at which at least 99% were answered and nothing overloaded.
+    ok = [p["rate_rps"] for p in points
+          if p["server"] == name and p["transport"] == transport
+          and p["answered_share"] >= 0.99 and p["overloaded"] == 0]
+    return max(ok) if ok else 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--build", default=str(ROOT / "build"))
+    ap.add_argument("--keys", type=int, default=10000)
+    ap.add_argument("--value-bytes", type=int, default=64)
+    ap.add_argument("--rates", default="10000,20000,40000,60000,80000,100000,130000")
+    ap.add_argument("--transports", default="tcp,udp")
+    ap.add_argument("--duration-s", type=float, default=3.0)
+    ap.add_argument("--quanta-idle", default="spin,yield",
+                    help="quanta serve's --idle settings to run (each a server of its own)")
+    ap.add_argument("--quick", action="store_true", help="two low rates, 0.5 s each: checks the script works")
+    ap.add_argument("--out-dir", default=str(ROOT / "experiments" / "results"))
+    args = ap.parse_args()
+    if args.quick:
+        args.rates, args.duration_s, args.keys = "2000,4000", 0.5, 1000
+    try:
+        rates = [int(r) for r in args.rates.split(",")]
+        if any(r <= 0 for r in rates):
+            raise ValueError
+    except ValueError:
+        sys.exit(f"--rates: '{args.rates}' is not a comma list of positive integers")
+    transports = args.transports.split(",")
+    if any(t not in ("tcp", "udp") for t in transports):
+        sys.exit(f"--transports: '{args.transports}' (expected tcp, udp or tcp,udp)")
+    memcached = shutil.which("memcached")
+    if memcached is None:
+        sys.exit("memcached is not installed (scripts/setup.sh installs it)")
+    quanta = str(Path(args.build) / "bin" / "quanta")
+    server_app = str(Path(args.build) / "lib" / "quanta" / "apps" / "kvcache-clock.so")
+    client_app = str(Path(args.build) / "lib" / "quanta" / "apps" / "kvcache-plain.so")
+
+    mc_port, q_port = free_port(), free_port()
+    mc_cmd = [memcached, "-t", "1", "-l", "127.0.0.1", "-p", str(mc_port), "-U", str(mc_port), "-m", "256"]
+    if os.geteuid() == 0:
+        mc_cmd += ["-u", "root"]
+    idles = args.quanta_idle.split(",")
+    if any(i not in ("spin", "yield") for i in idles):
+        sys.exit(f"--quanta-idle: '{args.quanta_idle}' (expected spin, yield or spin,yield)")
+    names = ["memcached"] + [f"quanta-{i}" for i in idles]
+
+    def quanta_command(idle):
+        return [quanta, "serve", "--app", server_app, "--app-config", f"keys={args.keys},value_bytes={args.value_bytes}",
+                "--listen", f"tcp://127.0.0.1:{q_port}", "--listen", f"udp://127.0.0.1:{q_port}", "--format", "json",
+                "--idle", idle]
+    # memcached stays up (it sleeps in epoll when idle, costing the others nothing); quanta's
+    # dispatcher and worker spin, so it is started for its own runs only, lest it take the
+    # CPUs from memcached's.
+    memcached_proc = subprocess.Popen(mc_cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    points = []
+    quanta_reports = []
+    try:
+        wait_for_tcp(mc_port)
+        preload_memcached(mc_port, args.keys, args.value_bytes)
+        for transport in transports:
+            for rate in rates:
+                for name in names:
+                    quanta_run = name != "memcached"
+                    server = memcached_proc
+                    if quanta_run:
+                        server = subprocess.Popen(quanta_command(name.split("-")[1]), stdout=subprocess.PIPE,
+                                                  stderr=subprocess.PIPE, text=True)
+                        wait_for_tcp(q_port)
+                    port = q_port if quanta_run else mc_port
+                    try:
+                        before, start = cpu_seconds(server.pid), time.monotonic()
+                        cmd, report = run_load(quanta, client_app, args.keys, f"{transport}://127.0.0.1:{port}",
+                                               rate, args.duration_s)
+                        cpu_s, elapsed_s = cpu_seconds(server.pid) - before, time.monotonic() - start
+                    finally:
+                        if quanta_run:
+                            server.send_signal(signal.SIGTERM)
+                            q_out, q_err = server.communicate(timeout=60)
+                    if quanta_run:
+                        if server.returncode != 0:
+                            sys.exit(f"quanta serve exited {server.returncode}: {q_err.strip()}")
+                        quanta_reports.append({"server": name, "transport": transport, "rate_rps": rate,
+                                               "network": json.loads(q_out)["network"]})
+                    point = {"server": name, "transport": transport, "rate_rps": rate, "command": cmd}
+                    point.update(summarise(report, cpu_s, elapsed_s))
+                    points.append(point)
+                    print(f"{transport} {rate:>7} rps {name:>9}: answered {point['answered_share']:.3f}  "
+                          f"p50 {point['p50_us']:.0f} us  p99 {point['p99_us']:.0f} us  "
+                          f"server cores {point['server_cores_busy']:.2f}", file=sys.stderr)
+    finally:
+        memcached_proc.terminate()
+        memcached_proc.wait(timeout=30)
+
+    summary = {}
+    for transport in transports:
+        for name in names:
+            sustained_rps = sustained(points, name, transport)
+            at = [p for p in points if p["server"] == name and p["transport"] == transport
+                  and p["rate_rps"] == sustained_rps]
+            summary[f"{name}_{transport}"] = {
+                "sustained_rps": sustained_rps,
+                "p99_us_at_sustained": at[0]["p99_us"] if at else None,
+                "requests_per_cpu_s_at_sustained": at[0]["requests_per_cpu_s"] if at else None,
+            }
+    result = {
+        "what": "memcached (1 thread) vs quanta serve + kvcache, same GETs, same quanta load, interleaved",
+        "keys": args.keys, "value_bytes": args.value_bytes, "duration_s": args.duration_s,
+        "cpus": os.cpu_count(), "servers": names, "memcached_command": mc_cmd,
+        "quanta_commands": {f"quanta-{i}": quanta_command(i) for i in idles},
+        "quanta_network_counters": quanta_reports,
+        "summary": summary, "points": points,
+    }
+    out = Path(args.out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    stem = out / ("memcached_vs_kvcache_quick" if args.quick else "memcached_vs_kvcache")
+    Path(f"{stem}.json").write_text(json.dumps(result, indent=2) + "\n")
+    Path(f"{stem}.md").write_text(markdown(result, names, transports, rates))
+    plot(result, names, transports, f"{stem}.png")
+    print(json.dumps(summary, indent=2))
+
+
+def markdown(result, names, transports, rates):
+    lines = [f"# memcached vs quanta + kvcache, GETs of {result['value_bytes']}-byte values",
+             "",
+             f"`experiments/memcached_vs_kvcache.py`, {result['duration_s']} s a run, {result['cpus']} CPUs, the client "
+             "sharing a CPU with the servers. Each cell: share answered / p99 latency (us) / server CPU-seconds per "
+             "second of run.",
+             "",
+             "| transport | rate (rps) | " + " | ".join(names) + " |",
+             "|---|---|" + "---|" * len(names)]
+    for transport in transports:
+        for rate in rates:
+            cells = []
+            for name in names:
+                p = next(p for p in result["points"]
+                         if p["server"] == name and p["transport"] == transport and p["rate_rps"] == rate)
+                cells.append(f"{p['answered_share']:.3f} / {p['p99_us']:.0f} / {p['server_cores_busy']:.2f}")
+            lines.append(f"| {transport} | {rate} | " + " | ".join(cells) + " |")
+    lines += ["", "| server, transport | sustained rps (>= 99% answered) | p99 there (us) | requests per CPU-second there |",
+              "|---|---|---|---|"]
+    for key, s in result["summary"].items():
+        per_cpu = f"{s['requests_per_cpu_s_at_sustained']:.0f}" if s["requests_per_cpu_s_at_sustained"] else "-"
+        p99 = f"{s['p99_us_at_sustained']:.0f}" if s["p99_us_at_sustained"] is not None else "-"
+        name, transport = key.rsplit("_", 1)
+        lines.append(f"| {name}, {transport} | {s['sustained_rps']} | {p99} | {per_cpu} |")
+    return "\n".join(lines) + "\n"
+
+
+def plot(result, names, transports, path):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return
+    fig, axes = plt.subplots(1, len(transports), figsize=(6 * len(transports), 4), squeeze=False)
+    for ax, transport in zip(axes[0], transports):
+        for name, style in zip(names, ("o-", "s-", "^-")):
+            pts = [p for p in result["points"] if p["server"] == name and p["transport"] == transport]
+            ax.plot([p["rate_rps"] for p in pts], [p["p99_us"] for p in pts], style, label=f"{name} p99")
+        ax.set_yscale("log")
+        ax.set_xlabel("offered GETs per second")
+        ax.set_ylabel("p99 latency (us, from intended send)")
+        ax.set_title(f"{transport.upper()}: client sharing the servers' 2 CPUs")
+        ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
+if __name__ == "__main__":
+    main()
