@@ -98,7 +98,10 @@ typedef struct quanta_app {
   void (*teardown_worker)(int worker_index);
   void (*teardown)(void);
   /* The classes the app serves, in class_index order; the generator draws them by share.
-   * NULL/0: the app takes its classes from the workload (--workload), like the spin app. */
+   * NULL/0: the app takes its classes from the workload (--workload), like the spin app.
+   * `quanta load` reads the shares after setup(config), so setup may set them from its
+   * configuration; `quanta run` draws its schedule before the runtime starts, so it
+   * reads them before setup. */
   const quanta_class* classes;
   uint32_t class_count;
   /* Builds the payload of one generated request into `buffer` (`capacity` bytes), sets
