@@ -21,6 +21,7 @@ const char* net_counter_name(NetCounter counter) {
     case NetCounter::kUdpProtocolRefused: return "udp.refused_by_protocol";
     case NetCounter::kUdpBadDatagramHeader: return "udp.bad_datagram_header";
     case NetCounter::kUdpSendErrors: return "udp.send_errors";
+    case NetCounter::kUdpReplyBatches: return "udp.reply_batches";
     case NetCounter::kUdpReceiveErrors: return "udp.receive_errors";
     case NetCounter::kUdpDroppedByKernel: return "udp.dropped_by_kernel";
     case NetCounter::kTcpConnections: return "tcp.connections";

@@ -30,6 +30,8 @@ enum class NetCounter : uint32_t {
   kUdpBadDatagramHeader,    // memcached framing: no 8-byte frame header, or a request over several
                             // datagrams: dropped
   kUdpSendErrors,           // a reply the kernel would not take (full buffer, unreachable, over 64 KiB): lost
+  kUdpReplyBatches,         // --udp-replies dispatcher: batches of replies sent (one sendmmsg each, more
+                            // when the kernel refuses a datagram mid-batch); replies_ok / this = batch size
   kUdpReceiveErrors,        // recvmmsg failed with something other than "nothing to read"
   kUdpDroppedByKernel,      // datagrams the kernel dropped on a full receive buffer (SO_RXQ_OVFL), as
                             // far as later datagrams report it

@@ -8,13 +8,15 @@
 
 #include "core/tsc.h"
 #include "net/memcached_frame.h"
+#include "net/udp_reply_datagrams.h"
 #include "quanta/wire.h"
 
 namespace quanta {
 
 UdpFrontEnd::UdpFrontEnd(const ListenAddress& address, const FrontEndLimits& limits, const WireFormat& format,
-                         uint32_t datagram, NetCounters& counters)
-    : limits_(limits),
+                         uint32_t datagram, NetCounters& counters, UdpReplySender sender)
+    : fd_(bind_listen_socket(address, 0)),
+      limits_(limits),
       format_(format),
       memcached_framing_(datagram == QUANTA_DATAGRAM_MEMCACHED),
       counters_(counters),
@@ -22,13 +24,18 @@ UdpFrontEnd::UdpFrontEnd(const ListenAddress& address, const FrontEndLimits& lim
       client_(limits.max_in_flight),
       client_len_(limits.max_in_flight, 0),
       frame_id_(limits.max_in_flight, 0),
+      sender_(sender),
+      heads_(sender == UdpReplySender::kDispatcher ? std::size_t{limits.max_in_flight} * WireFormat::kMaxPrefixBytes : 0),
+      head_len_(sender == UdpReplySender::kDispatcher ? limits.max_in_flight : 0, 0),
+      // Holds the whole pool, and each record is in it at most once: a push never fails.
+      finished_(sender == UdpReplySender::kDispatcher ? limits.max_in_flight : 1),
+      batch_(fd_, memcached_framing_),
       buffer_bytes_(format.max_frame_bytes() + MemcachedFrame::kBytes + 1),
       buffers_(static_cast<std::size_t>(buffer_bytes_) * kBatch),
       from_(kBatch),
       iov_(kBatch),
       messages_(kBatch),
       control_(kControlBytes * kBatch) {
-  fd_ = bind_listen_socket(address, 0);
   bound_ = bound_address(fd_);
   // Datagrams the kernel drops before poll() sees them (a full receive buffer) are
   // counted too: the kernel reports its running total with each datagram.
@@ -41,6 +48,8 @@ UdpFrontEnd::~UdpFrontEnd() {
 }
 
 uint32_t UdpFrontEnd::poll(uint64_t, Request** out, uint32_t max) {
+  // Replies first, also once closed: they free records, and the stop waits for them.
+  if (sender_ == UdpReplySender::kDispatcher) send_finished();
   if (max == 0 || closed_.load(std::memory_order_relaxed)) return 0;
   const uint32_t want = std::min(max, kBatch);
   for (uint32_t i = 0; i < want; ++i) {
@@ -131,61 +140,78 @@ Request* UdpFrontEnd::admit(uint32_t slot) {
 
 bool UdpFrontEnd::send_reply(const sockaddr_storage& to, socklen_t to_len, uint16_t frame_id, const unsigned char* head,
                              uint32_t head_len, const void* body, uint32_t body_len) {
+  const uint32_t count = reply_datagram_count(memcached_framing_, uint64_t{head_len} + body_len);
+  if (count == 0) {
+    counters_.add(NetCounter::kUdpSendErrors);
+    return false;
+  }
   msghdr m{};
   m.msg_name = const_cast<sockaddr_storage*>(&to);
   m.msg_namelen = to_len;
-  if (!memcached_framing_) {
-    iovec parts[2] = {{const_cast<unsigned char*>(head), head_len}, {const_cast<void*>(body), body_len}};
-    m.msg_iov = head_len > 0 ? parts : parts + 1;
-    m.msg_iovlen = (head_len > 0 ? 1 : 0) + (body_len > 0 ? 1 : 0);
-    if (sendmsg(fd_, &m, MSG_DONTWAIT | MSG_NOSIGNAL) >= 0) return true;
-    counters_.add(NetCounter::kUdpSendErrors);
-    return false;
-  }
-  // memcached framing: the reply (head, then body) in pieces of at most a datagram's room,
-  // each after a frame header: the request's id, the piece's number, how many there are.
-  constexpr uint32_t kRoom = MemcachedFrame::kMaxDatagramBytes - MemcachedFrame::kBytes;
-  const uint64_t total_bytes = uint64_t{head_len} + body_len;
-  const uint64_t pieces = std::max<uint64_t>(1, (total_bytes + kRoom - 1) / kRoom);
-  if (pieces > UINT16_MAX) {
-    counters_.add(NetCounter::kUdpSendErrors);
-    return false;
-  }
-  const auto* body_bytes = static_cast<const unsigned char*>(body);
-  uint64_t at = 0;
-  for (uint64_t piece = 0; piece < pieces; ++piece) {
-    unsigned char header[MemcachedFrame::kBytes];
-    MemcachedFrame{frame_id, static_cast<uint16_t>(piece), static_cast<uint16_t>(pieces)}.encode(header);
-    iovec parts[3];
-    int count = 0;
-    parts[count++] = {header, sizeof header};
-    const uint64_t end = std::min(total_bytes, at + kRoom);
-    if (at < head_len) {
-      const uint64_t to_head = std::min<uint64_t>(end, head_len);
-      parts[count++] = {const_cast<unsigned char*>(head + at), static_cast<std::size_t>(to_head - at)};
-    }
-    if (end > head_len) {
-      const uint64_t from_body = std::max<uint64_t>(at, head_len) - head_len;
-      parts[count++] = {const_cast<unsigned char*>(body_bytes + from_body),
-                        static_cast<std::size_t>(end - head_len - from_body)};
-    }
-    m.msg_iov = parts;
-    m.msg_iovlen = static_cast<std::size_t>(count);
+  iovec parts[kReplyDatagramMaxParts];
+  unsigned char frame_header[MemcachedFrame::kBytes];
+  m.msg_iov = parts;
+  for (uint32_t piece = 0; piece < count; ++piece) {
+    m.msg_iovlen = reply_datagram_parts(memcached_framing_, frame_id, piece, count, head, head_len, body, body_len,
+                                        frame_header, parts);
     if (sendmsg(fd_, &m, MSG_DONTWAIT | MSG_NOSIGNAL) < 0) {
       counters_.add(NetCounter::kUdpSendErrors);
       return false;
     }
-    at = end;
   }
   return true;
 }
 
+void UdpFrontEnd::send_finished() {
+  Request* r = nullptr;
+  while (finished_.try_pop(r)) {
+    const uint32_t i = r->pool_index;
+    const unsigned char* head = &heads_[std::size_t{i} * WireFormat::kMaxPrefixBytes];
+    const uint32_t count = reply_datagram_count(memcached_framing_, uint64_t{head_len_[i]} + r->response_len);
+    if (count == 0 || count > UdpReplyBatch::kDatagrams) {
+      // Larger than a whole batch (a response of ~90 KB and more, framed): sent on its own.
+      if (send_reply(client_[i], client_len_[i], frame_id_[i], head, head_len_[i], r->response, r->response_len)) {
+        counters_.add(NetCounter::kUdpRepliesOk);
+      }
+      pool_.release(*r);
+      continue;
+    }
+    if (count > batch_.room()) settle(batch_.send());
+    batch_.add(*r, client_[i], client_len_[i], frame_id_[i], head, head_len_[i], r->response, r->response_len, count);
+  }
+  if (!batch_.empty()) settle(batch_.send());
+}
+
+void UdpFrontEnd::settle(std::span<const UdpReplyBatch::SentReply> sent) {
+  // Counted once per batch: the counters are atomics that a snapshot may read meanwhile.
+  uint64_t ok = 0;
+  for (const UdpReplyBatch::SentReply& s : sent) {
+    ok += s.ok ? 1 : 0;
+    pool_.release(*s.request);
+  }
+  counters_.add(NetCounter::kUdpReplyBatches);
+  counters_.add(NetCounter::kUdpRepliesOk, ok);
+  if (ok < sent.size()) counters_.add(NetCounter::kUdpSendErrors, sent.size() - ok);
+}
+
+void UdpFrontEnd::flush_after_stop() {
+  if (sender_ == UdpReplySender::kDispatcher) send_finished();
+}
+
 void UdpFrontEnd::complete(Request& request) {
   const uint32_t i = request.pool_index;
-  unsigned char head[WireFormat::kMaxPrefixBytes];
+  unsigned char own_head[WireFormat::kMaxPrefixBytes];
+  const bool to_dispatcher = sender_ == UdpReplySender::kDispatcher;
+  // The head is written where the sender will read it: the record's slot when the
+  // dispatcher sends, this stack frame otherwise.
+  unsigned char* head = to_dispatcher ? &heads_[std::size_t{i} * WireFormat::kMaxPrefixBytes] : own_head;
   const uint32_t head_len = format_.reply_prefix(request, head);
   if (head_len + request.response_len == 0 && format_.empty_response_is_silent()) {
-    // The protocol's "no reply" (memcached's noreply): nothing to send.
+    // The protocol's "no reply" (memcached's noreply): nothing to send, nothing to hand over.
+  } else if (to_dispatcher) {
+    head_len_[i] = static_cast<uint8_t>(head_len);
+    finished_.try_push(&request);
+    return;
   } else if (send_reply(client_[i], client_len_[i], frame_id_[i], head, head_len, request.response,
                         request.response_len)) {
     counters_.add(NetCounter::kUdpRepliesOk);

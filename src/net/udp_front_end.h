@@ -12,11 +12,17 @@
 // empty datagram is dropped: there is nothing to answer) and counted by its reason; when
 // every record is in use the request gets the protocol's overload answer. So the pool is the only per-request memory and bounds what is in flight.
 //
-// The worker that finishes a request sends its reply itself (complete()): sendmsg on one
-// UDP socket from several threads is safe, a datagram goes out whole, and this keeps the
-// dispatcher's core for receiving and dispatching. Whether the dispatcher should send
-// instead (fewer threads touching the socket) is one of the things to measure
-// (docs/network.md).
+// Who sends a reply is a choice (`quanta serve --udp-replies`), so that both can be measured
+// (docs/network.md):
+// - kWorker (the default): the worker that finishes a request sends its reply itself
+//   (complete()): sendmsg on one UDP socket from several threads is safe, a datagram goes
+//   out whole, nothing is handed over, and the dispatcher's core is kept for receiving and
+//   dispatching.
+// - kDispatcher: the worker writes the reply's head and pushes the record onto a
+//   multi-producer queue (sized to the pool: never full), and poll() first sends what is
+//   queued, one sendmmsg per batch (udp_reply_batch.h). One thread per socket and fewer
+//   system calls, paid for with the dispatcher's time. What is still queued when the
+//   runtime stops goes out in flush_after_stop().
 #pragma once
 
 #include <netinet/in.h>
@@ -24,11 +30,14 @@
 
 #include <atomic>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "net/listen_address.h"
 #include "net/net_counters.h"
+#include "net/udp_reply_batch.h"
 #include "net/wire_format.h"
+#include "runtime/mpmc_queue.h"
 #include "runtime/request_pool.h"
 #include "runtime/source.h"
 
@@ -41,12 +50,15 @@ struct FrontEndLimits {
   uint32_t class_count = 1;           // class indexes the app serves
 };
 
+// Which thread sends a UDP front end's replies (see above).
+enum class UdpReplySender { kWorker, kDispatcher };
+
 class UdpFrontEnd final : public Source, public Sink {
  public:
   // Binds the socket (std::runtime_error naming the address if it cannot).
   // `format` and `datagram` (a QUANTA_DATAGRAM_* value) must outlive the front end.
   UdpFrontEnd(const ListenAddress& address, const FrontEndLimits& limits, const WireFormat& format, uint32_t datagram,
-              NetCounters& counters);
+              NetCounters& counters, UdpReplySender sender = UdpReplySender::kWorker);
   ~UdpFrontEnd() override;
   UdpFrontEnd(const UdpFrontEnd&) = delete;
   UdpFrontEnd& operator=(const UdpFrontEnd&) = delete;
@@ -62,6 +74,11 @@ class UdpFrontEnd final : public Source, public Sink {
   void complete(Request& request) override;
   void reject(Request& request, RejectReason why) override;
 
+  // After the runtime has stopped (no worker touches this front end any more): with
+  // dispatcher replies, sends the replies the dispatcher had not sent yet. Nothing to do
+  // with worker replies.
+  void flush_after_stop();
+
  private:
   static constexpr uint32_t kBatch = 32;  // datagrams per recvmmsg
 
@@ -74,6 +91,10 @@ class UdpFrontEnd final : public Source, public Sink {
   // counted) when the kernel would not take it.
   bool send_reply(const sockaddr_storage& to, socklen_t to_len, uint16_t frame_id, const unsigned char* head,
                   uint32_t head_len, const void* body, uint32_t body_len);
+  // Dispatcher replies: sends every finished request queued by the workers, in batches.
+  void send_finished();
+  // Counts the batch's replies as sent or refused and releases their records.
+  void settle(std::span<const UdpReplyBatch::SentReply> sent);
 
   int fd_ = -1;
   sockaddr_storage bound_{};
@@ -88,6 +109,14 @@ class UdpFrontEnd final : public Source, public Sink {
   std::vector<sockaddr_storage> client_;
   std::vector<socklen_t> client_len_;
   std::vector<uint16_t> frame_id_;  // memcached framing: the request's frame id
+  // Dispatcher replies: each record's reply head, written by the worker that finished it
+  // (the queue's hand-over orders it before the dispatcher reads it), the queue of
+  // finished records, and the batch being gathered.
+  UdpReplySender sender_;
+  std::vector<unsigned char> heads_;  // WireFormat::kMaxPrefixBytes per record
+  std::vector<uint8_t> head_len_;
+  MpmcQueue<Request*> finished_;      // workers -> dispatcher
+  UdpReplyBatch batch_;
   // The batch's receive buffers: the largest request (and a frame header), plus one byte
   // so that a larger datagram shows as too large rather than as cut to size.
   uint32_t buffer_bytes_;

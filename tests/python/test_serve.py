@@ -442,6 +442,112 @@ def test_graceful_stop_answers_every_acknowledged_request(serve, sig):
     assert report["network"]["tcp"]["replies_ok"] == count
 
 
+@pytest.mark.parametrize("dispatch", DISPATCH_POLICIES)
+def test_udp_replies_sent_by_the_dispatcher_through_every_dispatch_policy(serve, dispatch):
+    server = serve("--app", echo_app(), "--preempt", "none", "--dispatch", dispatch, "--udp-replies", "dispatcher",
+                   listen=("udp://127.0.0.1:0",))
+    payloads = [os.urandom(i % 200) for i in range(300)]
+    replies = udp_round_trips(udp_client(server), payloads, window=64)
+    for i, payload in enumerate(payloads):
+        assert (replies[i]["kind"], replies[i]["response"], replies[i]["value"]) == (OK, payload, len(payload))
+    report = server.stop()
+    assert report["config"]["udp_replies"] == "dispatcher"
+    assert report["requests"]["completed"] == len(payloads)
+    net = report["network"]["udp"]
+    assert net["datagrams"] == net["requests"] == net["replies_ok"] == len(payloads)
+    assert net["send_errors"] == 0
+    # Every reply went out in some sendmmsg batch, and no batch was empty.
+    assert 1 <= net["reply_batches"] <= len(payloads)
+
+
+def test_worker_replies_are_the_default_and_use_no_batches(serve):
+    server = serve("--app", echo_app(), "--preempt", "none", listen=("udp://127.0.0.1:0",))
+    udp_round_trips(udp_client(server), [b"x"] * 20)
+    report = server.stop()
+    assert report["config"]["udp_replies"] == "worker"
+    assert report["network"]["udp"]["replies_ok"] == 20
+    assert report["network"]["udp"]["reply_batches"] == 0
+
+
+def kvcache_app():
+    path = BUILD_DIR / "lib" / "quanta" / "apps" / "kvcache-clock.so"
+    if not path.exists():
+        pytest.fail(f"{path} does not exist: build first")
+    return str(path)
+
+
+def memcached_get(frame_id, key_index):
+    """A memcached UDP request: the 8-byte frame header (id, sequence 0 of 1), then a get."""
+    return struct.pack(">HHHH", frame_id, 0, 1, 0) + b"get key:%010d\r\n" % key_index
+
+
+def memcached_replies(sock, count):
+    """Reads datagrams until `count` replies are whole; returns {frame id: reply bytes}."""
+    pieces, expected = {}, {}
+    while len(expected) < count or any(len(pieces[i]) < n for i, n in expected.items()):
+        data = sock.recv(65536)
+        frame_id, sequence, total, _ = struct.unpack_from(">HHHH", data)
+        assert expected.setdefault(frame_id, total) == total
+        assert sequence not in pieces.setdefault(frame_id, {})
+        pieces[frame_id][sequence] = data[8:]
+    return {i: b"".join(p[k] for k in range(expected[i])) for i, p in pieces.items()}
+
+
+@pytest.mark.parametrize("udp_replies", ["worker", "dispatcher"])
+def test_memcached_framed_udp_through_kvcache(serve, udp_replies):
+    # 3000-byte values: every reply takes three datagrams of at most 1400 bytes.
+    value_bytes = 3000
+    server = serve("--app", kvcache_app(), "--preempt", "clock", "--app-config", f"keys=100,value_bytes={value_bytes}",
+                   "--max-response-bytes", "8192", "--udp-replies", udp_replies, listen=("udp://127.0.0.1:0",))
+    sock = udp_client(server)
+    count = 40
+    for i in range(count):
+        sock.send(memcached_get(1000 + i, i % 100))
+    replies = memcached_replies(sock, count)
+    assert sorted(replies) == [1000 + i for i in range(count)]
+    for i in range(count):
+        reply = replies[1000 + i]
+        assert reply.startswith(b"VALUE key:%010d 0 %d\r\n" % (i % 100, value_bytes)), reply[:40]
+        assert reply.endswith(b"\r\nEND\r\n") and len(reply) > value_bytes
+    report = server.stop()
+    assert report["config"]["udp_replies"] == udp_replies
+    net = report["network"]["udp"]
+    assert net["datagrams"] == net["requests"] == net["replies_ok"] == count
+    assert net["send_errors"] == 0 and net["bad_datagram_header"] == 0
+
+
+@pytest.mark.parametrize("udp_replies", ["worker", "dispatcher"])
+def test_memcached_framed_udp_short_replies_are_one_datagram(serve, udp_replies):
+    server = serve("--app", kvcache_app(), "--preempt", "clock", "--app-config", "keys=10",
+                   "--udp-replies", udp_replies, listen=("udp://127.0.0.1:0",))
+    sock = udp_client(server)
+    sock.send(b"\x00\x07\x00\x00\x00\x01\x00\x00get key:0000000001\r\n")
+    data = sock.recv(65536)
+    assert struct.unpack_from(">HHHH", data) == (7, 0, 1, 0)
+    assert data[8:].startswith(b"VALUE key:0000000001 ") and data.endswith(b"END\r\n")
+    sock.send(b"\x00\x08\x00\x00\x00\x01\x00\x00get no-such-key\r\n")
+    assert sock.recv(65536) == b"\x00\x08\x00\x00\x00\x01\x00\x00END\r\n"
+    assert server.stop()["network"]["udp"]["replies_ok"] == 2
+
+
+def test_graceful_stop_with_dispatcher_replies_answers_every_request_taken(serve):
+    server = serve("--app", echo_app(), "--preempt", "none", "--udp-replies", "dispatcher",
+                   listen=("udp://127.0.0.1:0",))
+    udp = udp_client(server)
+    count = 50
+    # ~1 ms each: most are still queued when the signal comes.
+    for i in range(count):
+        udp.send(request(i, struct.pack("<Q", 3_000_000), class_index=1))
+    while server.snapshot()["udp"]["requests"] != count:  # until the server has taken all of them
+        pass
+    report = server.stop()
+    replies = [parse_reply(udp.recv(100)) for _ in range(count)]
+    assert sorted(r["id"] for r in replies) == list(range(count))
+    assert all(r["kind"] == OK for r in replies)
+    assert report["requests"]["completed"] == count
+    assert report["network"]["udp"]["replies_ok"] == count
+
+
 def test_text_output_ends_with_the_network_counters(serve):
     server = serve("--app", echo_app(), "--preempt", "none", listen=("udp://127.0.0.1:0",), fmt="text")
     udp = udp_client(server)
@@ -515,6 +621,7 @@ def test_duration_ends_the_server_by_itself(quanta_bin, tmp_path):
     (["--duration-s", "nan"], "--duration-s"),
     (["--max-payload-bytes", "4"], "--max-payload-bytes"),
     (["--workload", "nonsense"], "nonsense"),
+    (["--udp-replies", "both"], "--udp-replies"),
 ])
 def test_bad_options_exit_2_naming_the_option(run_quanta, args, option):
     proc = run_quanta("serve", *args)

@@ -152,6 +152,8 @@ int serve_command(const ServeOptions& options) {
   const uint32_t datagram = app.protocol != nullptr ? app.protocol->datagram : QUANTA_DATAGRAM_PLAIN;
 
   NetCounters counters;
+  const UdpReplySender udp_sender =
+      options.udp_replies == "dispatcher" ? UdpReplySender::kDispatcher : UdpReplySender::kWorker;
   std::vector<std::unique_ptr<UdpFrontEnd>> udp;
   std::vector<std::unique_ptr<TcpFrontEnd>> tcp;
   nlohmann::json listening = nlohmann::json::array();
@@ -159,7 +161,7 @@ int serve_command(const ServeOptions& options) {
   for (const ListenAddress& address : options.listen) {
     std::string bound;
     if (address.transport == ListenAddress::Transport::kUdp) {
-      udp.push_back(std::make_unique<UdpFrontEnd>(address, limits, *format, datagram, counters));
+      udp.push_back(std::make_unique<UdpFrontEnd>(address, limits, *format, datagram, counters, udp_sender));
       runtime.add_source(*udp.back());
       bound = listen_address_text(address.transport, udp.back()->address());
     } else {
@@ -179,9 +181,11 @@ int serve_command(const ServeOptions& options) {
     const DrainWatch watch(counters);
     // Stop taking requests, answer every one already taken, stop the threads.
     r = runtime.stop();
-    // TCP replies are written by the dispatcher; what it could not write before it
-    // stopped goes out now, while the sockets are still open.
+    // TCP replies (and UDP replies with --udp-replies dispatcher) are sent by the
+    // dispatcher; what it had not sent when it stopped goes out now, while the sockets are
+    // still open.
     for (auto& t : tcp) t->flush_after_stop();
+    for (auto& u : udp) u->flush_after_stop();
   }
 
   RunResult result;
@@ -202,6 +206,7 @@ int serve_command(const ServeOptions& options) {
   nlohmann::json report = run_to_json(result, workload, "serve");
   report["config"]["runtime"] = "quanta";
   report["config"]["listen"] = listening;
+  report["config"]["udp_replies"] = options.udp_replies;
   report["config"]["protocol"] = app.protocol != nullptr && app.protocol->name != nullptr ? app.protocol->name : "quanta";
   report["network"] = counters.to_json();
   if (options.format == "json") {

@@ -69,6 +69,11 @@ void add_serve_options(CLI::App& cmd, ServeOptions& o) {
                  "connection is closed (counted)")
       ->capture_default_str()
       ->check(CLI::Range(1024u, 1u << 30));
+  cmd.add_option("--udp-replies", o.udp_replies,
+                 "Who sends UDP replies: worker (the worker that finished the request, with sendmsg) or dispatcher "
+                 "(the workers hand finished requests back; the dispatcher sends them in batches with sendmmsg)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"worker", "dispatcher"}));
   cmd.add_option("--workload", o.workload,
                  "For an app that declares no classes (the spin app): the workload whose classes requests may "
                  "name and the report is split by, as quanta load sends them")

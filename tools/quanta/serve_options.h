@@ -21,6 +21,9 @@ struct ServeOptions {
   unsigned max_connections = 256;            // TCP connections open at once
   unsigned max_in_flight_per_connection = 64;
   unsigned max_backlog_bytes = 1u << 20;   // unwritten reply bytes per TCP connection
+  // Who sends UDP replies: the worker that finished the request, or the dispatcher
+  // (batched). Both exist so that they can be measured against each other.
+  std::string udp_replies = "worker";
   std::string format = "text";
   bool strict = false;
   // The classes requests may name for an app that declares none: those of this workload
