@@ -33,10 +33,10 @@ def test_sim_takes_every_run_option_plus_its_own():
     # The kernel-thread baseline's options are run's alone: there is no kernel to simulate.
     run_options -= {"--runtime", "--linux-policy", "--threads-per-core", "--deadline-runtime-us",
                     "--deadline-period-us"}
-    # Nor real threads to oversubscribe, nor a real dispatcher thread to run requests on,
-    # nor an app to load: the simulator models service times, it runs no handler.
+    # Nor real threads to oversubscribe or to idle, nor a real dispatcher thread to run
+    # requests on, nor an app to load: the simulator models service times, it runs no handler.
     run_options -= {"--oversubscribe", "--dispatcher-works", "--app", "--app-config", "--max-payload-bytes",
-                    "--max-response-bytes"}
+                    "--max-response-bytes", "--idle"}
     assert run_options, run_help
     for option in run_options:
         assert option in sim_help, option
