@@ -132,7 +132,7 @@ def bench_configuration(args, transport, udp_replies, cpus):
     quanta = str(args.build_dir / "bin" / "quanta")
     app = str(args.build_dir / "tests" / "apps" / "echo.so")
     serve_command = [quanta, "serve", "--app", app, "--preempt", "none", "--workers", "1", "--format", "json",
-                     "--listen", f"{transport}://127.0.0.1:0"]
+                     "--listen", f"{transport}://127.0.0.1:0", "--idle", args.server_idle]
     if udp_replies is not None:
         serve_command += ["--udp-replies", udp_replies]
     server = Server(serve_command)
@@ -173,6 +173,8 @@ def main():
     parser.add_argument("--quick", action="store_true",
                         help="a smoke test: short runs, low rates, one refinement step (figures mean nothing)")
     parser.add_argument("--out", type=pathlib.Path, help="also write the JSON here")
+    parser.add_argument("--server-idle", choices=["spin", "yield"], default="spin",
+                        help="quanta serve --idle: yield gives the CPU the client shares back when idle")
     args = parser.parse_args()
     if args.quick:
         args.duration_s, args.start_rps, args.max_rps, args.refine_steps = 0.2, 500, 1000, 1
@@ -202,6 +204,7 @@ def main():
             "answered_fraction": ANSWERED_FRACTION,
             "app": "echo (tests/apps/echo_app.c: no-op handler)",
             "client_wait": "block",
+            "server_idle": args.server_idle,
         },
         "cpus": {**cpus, "allowed": allowed,
                  "note": "client and server share CPUs: figures include the sharing (docs/load.md)"},
