@@ -14,7 +14,8 @@
 namespace quanta {
 
 UdpFrontEnd::UdpFrontEnd(const ListenAddress& address, const FrontEndLimits& limits, const WireFormat& format,
-                         uint32_t datagram, NetCounters& counters, UdpReplySender sender)
+                         uint32_t datagram, NetCounters& counters, UdpReplySender sender,
+                         UdpReceiveMethod receive)
     : fd_(bind_listen_socket(address, 0)),
       limits_(limits),
       format_(format),
@@ -30,17 +31,18 @@ UdpFrontEnd::UdpFrontEnd(const ListenAddress& address, const FrontEndLimits& lim
       // Holds the whole pool, and each record is in it at most once: a push never fails.
       finished_(sender == UdpReplySender::kDispatcher ? limits.max_in_flight : 1),
       batch_(fd_, memcached_framing_),
-      buffer_bytes_(format.max_frame_bytes() + MemcachedFrame::kBytes + 1),
-      buffers_(static_cast<std::size_t>(buffer_bytes_) * kBatch),
-      from_(kBatch),
-      iov_(kBatch),
-      messages_(kBatch),
-      control_(kControlBytes * kBatch) {
+      received_(kBatch) {
   bound_ = bound_address(fd_);
   // Datagrams the kernel drops before poll() sees them (a full receive buffer) are
-  // counted too: the kernel reports its running total with each datagram.
-  const int on = 1;
-  setsockopt(fd_, SOL_SOCKET, SO_RXQ_OVFL, &on, sizeof on);
+  // counted too: the receivers ask for the kernel's running total with each datagram.
+  const uint32_t buffer_bytes = format.max_frame_bytes() + MemcachedFrame::kBytes + 1;
+  try {
+    receiver_ = receive == UdpReceiveMethod::kIoUring ? make_io_uring_receiver(fd_, buffer_bytes)
+                                                      : make_recvmmsg_receiver(fd_, buffer_bytes, kBatch);
+  } catch (...) {
+    ::close(fd_);
+    throw;
+  }
 }
 
 UdpFrontEnd::~UdpFrontEnd() {
@@ -51,49 +53,34 @@ uint32_t UdpFrontEnd::poll(uint64_t, Request** out, uint32_t max) {
   // Replies first, also once closed: they free records, and the stop waits for them.
   if (sender_ == UdpReplySender::kDispatcher) send_finished();
   if (max == 0 || closed_.load(std::memory_order_relaxed)) return 0;
-  const uint32_t want = std::min(max, kBatch);
-  for (uint32_t i = 0; i < want; ++i) {
-    iov_[i] = {buffers_.data() + static_cast<std::size_t>(i) * buffer_bytes_, buffer_bytes_};
-    messages_[i] = {};
-    messages_[i].msg_hdr.msg_name = &from_[i];
-    messages_[i].msg_hdr.msg_namelen = sizeof(sockaddr_storage);
-    messages_[i].msg_hdr.msg_iov = &iov_[i];
-    messages_[i].msg_hdr.msg_iovlen = 1;
-    messages_[i].msg_hdr.msg_control = control_.data() + i * kControlBytes;
-    messages_[i].msg_hdr.msg_controllen = kControlBytes;
+  const uint32_t got = receiver_->receive(received_.data(), std::min(max, kBatch));
+  if (receiver_->errors() != receive_errors_seen_) {
+    counters_.add(NetCounter::kUdpReceiveErrors, receiver_->errors() - receive_errors_seen_);
+    receive_errors_seen_ = receiver_->errors();
   }
-  const int got = recvmmsg(fd_, messages_.data(), want, MSG_DONTWAIT, nullptr);
-  if (got < 0) {
-    if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) counters_.add(NetCounter::kUdpReceiveErrors);
-    return 0;
-  }
-  counters_.add(NetCounter::kUdpDatagrams, static_cast<uint64_t>(got));
+  if (got == 0) return 0;
+  counters_.add(NetCounter::kUdpDatagrams, got);
+  note_kernel_drops();
   uint32_t n = 0;
-  for (int i = 0; i < got; ++i) {
-    note_kernel_drops(messages_[i].msg_hdr);
-    Request* r = admit(static_cast<uint32_t>(i));
+  for (uint32_t i = 0; i < got; ++i) {
+    Request* r = admit(received_[i]);
     if (r != nullptr) out[n++] = r;
   }
   return n;
 }
 
-void UdpFrontEnd::note_kernel_drops(msghdr& header) {
-  for (cmsghdr* c = CMSG_FIRSTHDR(&header); c != nullptr; c = CMSG_NXTHDR(&header, c)) {
-    if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SO_RXQ_OVFL) continue;
-    uint32_t total = 0;
-    std::memcpy(&total, CMSG_DATA(c), sizeof total);
-    // A running total (it wraps at 2^32): count what is new since the last one seen.
-    counters_.add(NetCounter::kUdpDroppedByKernel, total - kernel_drops_seen_);
-    kernel_drops_seen_ = total;
-  }
+void UdpFrontEnd::note_kernel_drops() {
+  // A running total (it wraps at 2^32): count what is new since the last one seen.
+  const uint32_t total = receiver_->kernel_drops_total();
+  counters_.add(NetCounter::kUdpDroppedByKernel, total - kernel_drops_seen_);
+  kernel_drops_seen_ = total;
 }
 
-Request* UdpFrontEnd::admit(uint32_t slot) {
-  const mmsghdr& m = messages_[slot];
-  const unsigned char* bytes = buffers_.data() + static_cast<std::size_t>(slot) * buffer_bytes_;
-  uint32_t len = m.msg_len;
-  const sockaddr_storage& from = from_[slot];
-  const socklen_t from_len = m.msg_hdr.msg_namelen;
+Request* UdpFrontEnd::admit(const ReceivedDatagram& datagram) {
+  const unsigned char* bytes = datagram.bytes;
+  uint32_t len = datagram.len;
+  const sockaddr_storage& from = *datagram.from;
+  const socklen_t from_len = datagram.from_len;
   if (len == 0) {
     counters_.add(NetCounter::kUdpEmpty);
     return nullptr;
@@ -111,7 +98,7 @@ Request* UdpFrontEnd::admit(uint32_t slot) {
     len -= MemcachedFrame::kBytes;
   }
   FramedInput in = format_.frame_datagram(bytes, std::min(len, format_.max_frame_bytes()));
-  if ((m.msg_hdr.msg_flags & MSG_TRUNC) != 0 || len > format_.max_frame_bytes()) {
+  if (datagram.truncated || len > format_.max_frame_bytes()) {
     // More than the largest request came: answered as the protocol answers its first
     // bytes (the default protocol: BAD_REQUEST), never run.
     in.kind = InputKind::kAnswer;

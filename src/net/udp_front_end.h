@@ -33,6 +33,7 @@
 #include <span>
 #include <vector>
 
+#include "net/datagram_receiver.h"
 #include "net/listen_address.h"
 #include "net/net_counters.h"
 #include "net/udp_reply_batch.h"
@@ -52,13 +53,16 @@ struct FrontEndLimits {
 
 // Which thread sends a UDP front end's replies (see above).
 enum class UdpReplySender { kWorker, kDispatcher };
+// How poll() takes datagrams from the socket (datagram_receiver.h).
+enum class UdpReceiveMethod { kRecvmmsg, kIoUring };
 
 class UdpFrontEnd final : public Source, public Sink {
  public:
   // Binds the socket (std::runtime_error naming the address if it cannot).
   // `format` and `datagram` (a QUANTA_DATAGRAM_* value) must outlive the front end.
   UdpFrontEnd(const ListenAddress& address, const FrontEndLimits& limits, const WireFormat& format, uint32_t datagram,
-              NetCounters& counters, UdpReplySender sender = UdpReplySender::kWorker);
+              NetCounters& counters, UdpReplySender sender = UdpReplySender::kWorker,
+              UdpReceiveMethod receive = UdpReceiveMethod::kRecvmmsg);
   ~UdpFrontEnd() override;
   UdpFrontEnd(const UdpFrontEnd&) = delete;
   UdpFrontEnd& operator=(const UdpFrontEnd&) = delete;
@@ -83,9 +87,9 @@ class UdpFrontEnd final : public Source, public Sink {
   static constexpr uint32_t kBatch = 32;  // datagrams per recvmmsg
 
   // Adds the drops the kernel reports in a received message's control data.
-  void note_kernel_drops(msghdr& header);
+  void note_kernel_drops();
   // Turns one received datagram into a request, or answers it. Returns the request or nullptr.
-  Request* admit(uint32_t slot);
+  Request* admit(const ReceivedDatagram& datagram);
   // Sends `head` then `body` to `to` as one reply: one datagram, or with memcached framing
   // as many as it takes, each after a frame header for request `frame_id`. False (and
   // counted) when the kernel would not take it.
@@ -117,18 +121,13 @@ class UdpFrontEnd final : public Source, public Sink {
   std::vector<uint8_t> head_len_;
   MpmcQueue<Request*> finished_;      // workers -> dispatcher
   UdpReplyBatch batch_;
-  // The batch's receive buffers: the largest request (and a frame header), plus one byte
-  // so that a larger datagram shows as too large rather than as cut to size.
-  uint32_t buffer_bytes_;
-  std::vector<unsigned char> buffers_;
-  std::vector<sockaddr_storage> from_;
-  std::vector<iovec> iov_;
-  std::vector<mmsghdr> messages_;
-  // Room for each message's control data: the kernel's count of datagrams it dropped on
-  // this socket because the receive buffer was full (SO_RXQ_OVFL).
-  static constexpr std::size_t kControlBytes = 64;
-  std::vector<unsigned char> control_;
-  uint32_t kernel_drops_seen_ = 0;
+  // Receiving: the datagrams of one poll, each held in a buffer of the largest request
+  // (and a frame header) plus one byte, so that a larger one shows as too large rather
+  // than as cut to size.
+  std::unique_ptr<DatagramReceiver> receiver_;
+  std::vector<ReceivedDatagram> received_;
+  uint32_t kernel_drops_seen_ = 0;  // the kernel's running drop count, as last counted
+  uint64_t receive_errors_seen_ = 0;
   std::atomic<bool> closed_{false};
 };
 

@@ -246,8 +246,11 @@ def test_tcp_replies_keep_request_order_when_requests_finish_out_of_order(serve)
     assert report["network"]["tcp"]["paused_at_in_flight_limit"] > 0
 
 
-def test_bad_datagrams_are_answered_or_dropped_and_counted_by_reason(serve):
-    server = serve("--app", echo_app(), "--preempt", "none", "--max-payload-bytes", "64",
+@pytest.mark.parametrize("receive", ["recvmmsg", "io_uring"])
+def test_bad_datagrams_are_answered_or_dropped_and_counted_by_reason(serve, receive):
+    # Both ways of receiving see the same datagrams: the truncation flag, the sender and
+    # the kernel's counters come through either.
+    server = serve("--app", echo_app(), "--preempt", "none", "--max-payload-bytes", "64", "--udp-receive", receive,
                    listen=("udp://127.0.0.1:0",))
     udp = udp_client(server)
     udp.send(b"")                                              # empty: dropped, no reply
@@ -271,6 +274,7 @@ def test_bad_datagrams_are_answered_or_dropped_and_counted_by_reason(serve):
     assert (net["dropped_empty"], net["bad_truncated"], net["bad_magic"], net["bad_too_large"],
             net["bad_class"], net["bad_length_mismatch"]) == (1, 1, 1, 1, 1, 1)
     assert net["requests"] == net["replies_ok"] == 1
+    assert net["receive_errors"] == 0
 
 
 def test_udp_sent_equals_answered_plus_overloaded(serve):
@@ -493,12 +497,14 @@ def memcached_replies(sock, count):
     return {i: b"".join(p[k] for k in range(expected[i])) for i, p in pieces.items()}
 
 
-@pytest.mark.parametrize("udp_replies", ["worker", "dispatcher"])
-def test_memcached_framed_udp_through_kvcache(serve, udp_replies):
+@pytest.mark.parametrize("udp_replies, receive", [("worker", "recvmmsg"), ("dispatcher", "recvmmsg"),
+                                                   ("worker", "io_uring"), ("dispatcher", "io_uring")])
+def test_memcached_framed_udp_through_kvcache(serve, udp_replies, receive):
     # 3000-byte values: every reply takes three datagrams of at most 1400 bytes.
     value_bytes = 3000
     server = serve("--app", kvcache_app(), "--preempt", "clock", "--app-config", f"keys=100,value_bytes={value_bytes}",
-                   "--max-response-bytes", "8192", "--udp-replies", udp_replies, listen=("udp://127.0.0.1:0",))
+                   "--max-response-bytes", "8192", "--udp-replies", udp_replies, "--udp-receive", receive,
+                   listen=("udp://127.0.0.1:0",))
     sock = udp_client(server)
     count = 40
     for i in range(count):
@@ -511,6 +517,7 @@ def test_memcached_framed_udp_through_kvcache(serve, udp_replies):
         assert reply.endswith(b"\r\nEND\r\n") and len(reply) > value_bytes
     report = server.stop()
     assert report["config"]["udp_replies"] == udp_replies
+    assert report["config"]["udp_receive"] == receive
     net = report["network"]["udp"]
     assert net["datagrams"] == net["requests"] == net["replies_ok"] == count
     assert net["send_errors"] == 0 and net["bad_datagram_header"] == 0
@@ -617,6 +624,8 @@ def test_duration_ends_the_server_by_itself(quanta_bin, tmp_path):
     (["--dispatch", "nope"], "--dispatch"),
     (["--local", "ps,fcfs"], "--local"),
     (["--max-connections", "0"], "--max-connections"),
+    (["--udp-receive", "epoll"], "--udp-receive"),
+    (["--idle", "nap"], "--idle"),
     (["--max-in-flight-per-connection", "0"], "--max-in-flight-per-connection"),
     (["--duration-s", "nan"], "--duration-s"),
     (["--max-payload-bytes", "4"], "--max-payload-bytes"),

@@ -154,6 +154,8 @@ int serve_command(const ServeOptions& options) {
   NetCounters counters;
   const UdpReplySender udp_sender =
       options.udp_replies == "dispatcher" ? UdpReplySender::kDispatcher : UdpReplySender::kWorker;
+  const UdpReceiveMethod udp_receive =
+      options.udp_receive == "io_uring" ? UdpReceiveMethod::kIoUring : UdpReceiveMethod::kRecvmmsg;
   std::vector<std::unique_ptr<UdpFrontEnd>> udp;
   std::vector<std::unique_ptr<TcpFrontEnd>> tcp;
   nlohmann::json listening = nlohmann::json::array();
@@ -161,7 +163,8 @@ int serve_command(const ServeOptions& options) {
   for (const ListenAddress& address : options.listen) {
     std::string bound;
     if (address.transport == ListenAddress::Transport::kUdp) {
-      udp.push_back(std::make_unique<UdpFrontEnd>(address, limits, *format, datagram, counters, udp_sender));
+      udp.push_back(std::make_unique<UdpFrontEnd>(address, limits, *format, datagram, counters, udp_sender,
+                                                  udp_receive));
       runtime.add_source(*udp.back());
       bound = listen_address_text(address.transport, udp.back()->address());
     } else {
@@ -207,6 +210,7 @@ int serve_command(const ServeOptions& options) {
   report["config"]["runtime"] = "quanta";
   report["config"]["listen"] = listening;
   report["config"]["udp_replies"] = options.udp_replies;
+  report["config"]["udp_receive"] = options.udp_receive;
   report["config"]["protocol"] = app.protocol != nullptr && app.protocol->name != nullptr ? app.protocol->name : "quanta";
   report["network"] = counters.to_json();
   if (options.format == "json") {

@@ -74,6 +74,11 @@ void add_serve_options(CLI::App& cmd, ServeOptions& o) {
                  "(the workers hand finished requests back; the dispatcher sends them in batches with sendmmsg)")
       ->capture_default_str()
       ->check(CLI::IsMember({"worker", "dispatcher"}));
+  cmd.add_option("--udp-receive", o.udp_receive,
+                 "How the dispatcher takes datagrams: recvmmsg (a system call per poll) or io_uring (a multishot "
+                 "receive armed once; a poll that finds nothing makes no system call)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"recvmmsg", "io_uring"}));
   cmd.add_option("--workload", o.workload,
                  "For an app that declares no classes (the spin app): the workload whose classes requests may "
                  "name and the report is split by, as quanta load sends them")

@@ -24,6 +24,7 @@ struct ServeOptions {
   // Who sends UDP replies: the worker that finished the request, or the dispatcher
   // (batched). Both exist so that they can be measured against each other.
   std::string udp_replies = "worker";
+  std::string udp_receive = "recvmmsg";
   std::string format = "text";
   bool strict = false;
   // The classes requests may name for an app that declares none: those of this workload
