@@ -1,5 +1,10 @@
-// The socket-call receivers: recv per datagram, recvmmsg per batch, epoll then recvmmsg.
+// The receivers the bench times: recv per datagram, and the UDP front end's own ways
+// (recvmmsg per batch, io_uring's multishot receive), alone or behind epoll.
 #include "udp_receivers.h"
+
+#include <utility>
+
+#include "net/datagram_receiver.h"
 
 #include <sys/epoll.h>
 #include <sys/socket.h>
@@ -33,54 +38,33 @@ class RecvReceiver final : public UdpReceiver {
   unsigned char buffer_[kMaxDatagramBytes];
 };
 
-// (b) What src/net/udp_front_end.cc does: one recvmmsg of up to a batch, with the sender's
-// address and control data (the kernel's drop count) per datagram.
-class RecvmmsgReceiver final : public UdpReceiver {
+// (b) and (d): the front end's own receivers (src/net/datagram_receiver.h): recvmmsg of a
+// batch with sender and control data, or io_uring's multishot receive.
+class FrontEndReceiver final : public UdpReceiver {
  public:
-  explicit RecvmmsgReceiver(int fd) : fd_(fd) {}
+  explicit FrontEndReceiver(std::unique_ptr<DatagramReceiver> inner) : inner_(std::move(inner)) {}
   uint32_t poll() override {
-    for (uint32_t i = 0; i < kReceiveBatch; ++i) {
-      iov_[i] = {buffers_[i], kMaxDatagramBytes};
-      messages_[i] = {};
-      msghdr& h = messages_[i].msg_hdr;
-      h.msg_name = &from_[i];
-      h.msg_namelen = sizeof from_[i];
-      h.msg_iov = &iov_[i];
-      h.msg_iovlen = 1;
-      h.msg_control = control_[i];
-      h.msg_controllen = kControlBytes;
-    }
-    const int got = ::recvmmsg(fd_, messages_, kReceiveBatch, MSG_DONTWAIT, nullptr);
-    if (got <= 0) return 0;
-    for (int i = 0; i < got; ++i) {
-      checksum_ += buffers_[i][0];
-      note_drops(messages_[i].msg_hdr);
-    }
-    return static_cast<uint32_t>(got);
+    const uint32_t n = inner_->receive(received_, kReceiveBatch);
+    for (uint32_t i = 0; i < n; ++i) checksum_ += received_[i].len > 0 ? received_[i].bytes[0] : 0;
+    return n;
   }
-  std::optional<uint32_t> kernel_drops() const override { return drops_; }
+  std::optional<uint32_t> kernel_drops() const override { return inner_->kernel_drops_total(); }
+  uint64_t rearms() const override { return inner_->rearms(); }
 
  private:
-  static constexpr std::size_t kControlBytes = 64;
-  void note_drops(msghdr& h) {
-    for (cmsghdr* c = CMSG_FIRSTHDR(&h); c != nullptr; c = CMSG_NXTHDR(&h, c)) {
-      if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SO_RXQ_OVFL) std::memcpy(&drops_, CMSG_DATA(c), sizeof drops_);
-    }
-  }
-  int fd_;
-  unsigned char buffers_[kReceiveBatch][kMaxDatagramBytes];
-  sockaddr_storage from_[kReceiveBatch];
-  iovec iov_[kReceiveBatch];
-  mmsghdr messages_[kReceiveBatch];
-  alignas(cmsghdr) unsigned char control_[kReceiveBatch][kControlBytes];
-  uint32_t drops_ = 0;
+  std::unique_ptr<DatagramReceiver> inner_;
+  ReceivedDatagram received_[kReceiveBatch];
 };
+
+std::unique_ptr<UdpReceiver> front_end_recvmmsg(int fd) {
+  return std::make_unique<FrontEndReceiver>(make_recvmmsg_receiver(fd, kMaxDatagramBytes, kReceiveBatch));
+}
 
 // (c) A front end with several sockets asks epoll which are ready (timeout 0), then
 // recvmmsg's those: here one socket, so the cost of the extra epoll_wait shows alone.
 class EpollReceiver final : public UdpReceiver {
  public:
-  explicit EpollReceiver(int fd) : inner_(fd) {
+  explicit EpollReceiver(int fd) : inner_(front_end_recvmmsg(fd)) {
     epoll_fd_ = ::epoll_create1(EPOLL_CLOEXEC);
     if (epoll_fd_ < 0) throw std::runtime_error(std::string("epoll_create1: ") + std::strerror(errno));
     epoll_event e{};
@@ -95,14 +79,14 @@ class EpollReceiver final : public UdpReceiver {
   uint32_t poll() override {
     epoll_event ready[4];
     if (::epoll_wait(epoll_fd_, ready, 4, 0) <= 0) return 0;
-    const uint32_t n = inner_.poll();
-    checksum_ = inner_.checksum();
+    const uint32_t n = inner_->poll();
+    checksum_ = inner_->checksum();
     return n;
   }
-  std::optional<uint32_t> kernel_drops() const override { return inner_.kernel_drops(); }
+  std::optional<uint32_t> kernel_drops() const override { return inner_->kernel_drops(); }
 
  private:
-  RecvmmsgReceiver inner_;
+  std::unique_ptr<UdpReceiver> inner_;
   int epoll_fd_ = -1;
 };
 
@@ -115,10 +99,11 @@ const std::vector<std::string>& receive_method_names() {
 
 std::unique_ptr<UdpReceiver> make_receiver(const std::string& method, int fd) {
   if (method == "recv") return std::make_unique<RecvReceiver>(fd);
-  if (method == "recvmmsg") return std::make_unique<RecvmmsgReceiver>(fd);
+  if (method == "recvmmsg") return front_end_recvmmsg(fd);
   if (method == "epoll_recvmmsg") return std::make_unique<EpollReceiver>(fd);
-  if (method == "io_uring") return make_io_uring_receiver(fd, false);
-  if (method == "io_uring_coop") return make_io_uring_receiver(fd, true);
+  if (method == "io_uring" || method == "io_uring_coop") {
+    return std::make_unique<FrontEndReceiver>(make_io_uring_receiver(fd, kMaxDatagramBytes, method == "io_uring_coop"));
+  }
   return nullptr;
 }
 

@@ -45,9 +45,4 @@ constexpr uint32_t kMaxDatagramBytes = 256;
 // (e.g. io_uring disabled by the kernel).
 std::unique_ptr<UdpReceiver> make_receiver(const std::string& method, int fd);
 
-// The io_uring receivers (bench/udp_receiver_io_uring.cc). `cooperative`: completions are
-// only posted when the thread enters the kernel (IORING_SETUP_COOP_TASKRUN), which it
-// does only when the ring flags that work waits, instead of being interrupted for it.
-std::unique_ptr<UdpReceiver> make_io_uring_receiver(int fd, bool cooperative);
-
 }  // namespace quanta::bench

@@ -33,16 +33,22 @@ class DatagramReceiver {
   // the latest datagram carried it; it wraps at 2^32.
   uint32_t kernel_drops_total() const { return kernel_drops_total_; }
   uint64_t errors() const { return errors_; }
+  // io_uring: times the multishot receive ended and was asked for again.
+  uint64_t rearms() const { return rearms_; }
 
  protected:
   uint32_t kernel_drops_total_ = 0;
   uint64_t errors_ = 0;
+  uint64_t rearms_ = 0;
 };
 
 // The largest datagram held is `buffer_bytes`; longer ones come truncated. Both turn on
 // SO_RXQ_OVFL. make_io_uring_receiver throws std::runtime_error naming the failed call when
 // io_uring cannot be set up here (disabled by kernel.io_uring_disabled, say).
+// `cooperative` false sets the ring up the default way, where each arrival interrupts the
+// receiving thread to run the kernel's receive: worse here (quanta-bench-udp-receive
+// measures both), kept for that comparison.
 std::unique_ptr<DatagramReceiver> make_recvmmsg_receiver(int fd, uint32_t buffer_bytes, uint32_t batch);
-std::unique_ptr<DatagramReceiver> make_io_uring_receiver(int fd, uint32_t buffer_bytes);
+std::unique_ptr<DatagramReceiver> make_io_uring_receiver(int fd, uint32_t buffer_bytes, bool cooperative = true);
 
 }  // namespace quanta

@@ -32,7 +32,7 @@ void check(int rc, const char* what) {
 
 class IoUringReceiver final : public DatagramReceiver {
  public:
-  IoUringReceiver(int fd, uint32_t buffer_bytes)
+  IoUringReceiver(int fd, uint32_t buffer_bytes, bool cooperative)
       : fd_(fd),
         // The kernel lays out each message in its buffer: its header, the sender, the
         // control data, then the datagram.
@@ -41,7 +41,8 @@ class IoUringReceiver final : public DatagramReceiver {
     const int on = 1;
     setsockopt(fd, SOL_SOCKET, SO_RXQ_OVFL, &on, sizeof on);
     io_uring_params params{};
-    params.flags = IORING_SETUP_CQSIZE | IORING_SETUP_COOP_TASKRUN | IORING_SETUP_TASKRUN_FLAG;
+    params.flags = IORING_SETUP_CQSIZE;
+    if (cooperative) params.flags |= IORING_SETUP_COOP_TASKRUN | IORING_SETUP_TASKRUN_FLAG;
     params.cq_entries = kCompletions;
     check(io_uring_queue_init_params(8, &ring_, &params), "io_uring_queue_init_params");
     template_.msg_namelen = sizeof(sockaddr_storage);
@@ -91,7 +92,10 @@ class IoUringReceiver final : public DatagramReceiver {
     }
     if (seen > 0) io_uring_cq_advance(&ring_, seen);
     // Out of buffers or of completion room, the receive ends and must be asked for again.
-    if (ended && arm() < 0) ++errors_;
+    if (ended) {
+      ++rearms_;
+      if (arm() < 0) ++errors_;
+    }
     return n;
   }
 
@@ -157,8 +161,8 @@ class IoUringReceiver final : public DatagramReceiver {
 
 }  // namespace
 
-std::unique_ptr<DatagramReceiver> make_io_uring_receiver(int fd, uint32_t buffer_bytes) {
-  return std::make_unique<IoUringReceiver>(fd, buffer_bytes);
+std::unique_ptr<DatagramReceiver> make_io_uring_receiver(int fd, uint32_t buffer_bytes, bool cooperative) {
+  return std::make_unique<IoUringReceiver>(fd, buffer_bytes, cooperative);
 }
 
 }  // namespace quanta
