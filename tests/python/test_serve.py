@@ -113,6 +113,9 @@ def serve(quanta_bin, tmp_path):
 
 def udp_client(server):
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    # Tests send a burst before reading its replies: room for all of them, lest the
+    # kernel drop replies at this end (a 1400-byte datagram takes over 2 KiB of buffer).
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 << 20)
     s.settimeout(30)
     s.connect(server.address["udp"])
     return s
