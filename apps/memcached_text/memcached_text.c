@@ -133,6 +133,9 @@ static line_verdict parse_line(const char* line, uint32_t len, mc_command* cmd) 
     case MC_GETS:
       if (n < 2) return v;
       v.error = kBadFormat;
+      /* split() takes up to MAX_TOKENS tokens: the verb and one key more than keys[]
+       * holds. That many keys is a bad line, not a write past keys[]. */
+      if (n - 1 > MC_MAX_KEYS) return v;
       for (uint32_t i = 1; i < n; ++i) {
         if (!valid_key(&tokens[i])) return v;
         cmd->keys[i - 1].bytes = tokens[i].p;
