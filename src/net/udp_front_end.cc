@@ -185,7 +185,10 @@ void UdpFrontEnd::complete(Request& request) {
   unsigned char head[WireFormat::kMaxPrefixBytes];
   const uint32_t head_len = format_.reply_prefix(request, head);
   if (head_len + request.response_len == 0 && format_.empty_response_is_silent()) {
-    // The protocol's "no reply" (memcached's noreply): nothing to send.
+    // The protocol's "no reply" (memcached's noreply): nothing to send, but the request
+    // was answered as asked, so it counts as a reply (as over TCP), which keeps every
+    // request in replies_ok, overloaded or send_errors.
+    counters_.add(NetCounter::kUdpRepliesOk);
   } else if (send_reply(client_[i], client_len_[i], frame_id_[i], head, head_len, request.response,
                         request.response_len)) {
     counters_.add(NetCounter::kUdpRepliesOk);
