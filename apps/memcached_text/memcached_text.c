@@ -29,15 +29,16 @@ typedef struct token {
   uint32_t len;
 } token;
 
-/* Splits `line` at spaces; returns the token count, or MAX_TOKENS + 1 when there are more. */
-static uint32_t split(const char* line, uint32_t len, token* tokens) {
+/* Splits `line` at spaces into `tokens` (room for `capacity`); returns the token count, or
+ * capacity + 1 when there are more. */
+static uint32_t split(const char* line, uint32_t len, token* tokens, uint32_t capacity) {
   uint32_t n = 0, i = 0;
   while (i < len) {
     while (i < len && line[i] == ' ') ++i;
     if (i == len) break;
     const uint32_t start = i;
     while (i < len && line[i] != ' ') ++i;
-    if (n == MAX_TOKENS) return MAX_TOKENS + 1;
+    if (n == capacity) return capacity + 1;
     tokens[n].p = line + start;
     tokens[n].len = i - start;
     ++n;
@@ -119,7 +120,7 @@ static line_verdict parse_line(const char* line, uint32_t len, mc_command* cmd) 
   line_verdict v = {kUnknown, 0};
   token tokens[MAX_TOKENS];
   memset(cmd, 0, sizeof *cmd);
-  const uint32_t n = split(line, len, tokens);
+  const uint32_t n = split(line, len, tokens, MAX_TOKENS);
   if (n == 0) return v;
   cmd->verb = verb_of(&tokens[0]);
   if (cmd->verb == MC_VERB_COUNT) return v;
@@ -133,6 +134,9 @@ static line_verdict parse_line(const char* line, uint32_t len, mc_command* cmd) 
     case MC_GETS:
       if (n < 2) return v;
       v.error = kBadFormat;
+      /* split() takes up to MAX_TOKENS tokens: the verb and one key more than keys[]
+       * holds. That many keys is a bad line, not a write past keys[]. */
+      if (n - 1 > MC_MAX_KEYS) return v;
       for (uint32_t i = 1; i < n; ++i) {
         if (!valid_key(&tokens[i])) return v;
         cmd->keys[i - 1].bytes = tokens[i].p;
@@ -347,7 +351,7 @@ int mc_frame_reply(const void* bytes, uint32_t len, uint32_t* length, int* kind)
     const char* line = p + at;
     if (line_is(line, n, "VALUE")) {
       token tokens[6];
-      const uint32_t count = split(line, n, tokens);
+      const uint32_t count = split(line, n, tokens, sizeof tokens / sizeof tokens[0]);
       uint64_t value_bytes = 0;
       if (count < 4 || count > 5 || parse_u64(&tokens[3], UINT32_MAX, &value_bytes) != 0) return -1;
       const uint64_t next = end + value_bytes + 2;

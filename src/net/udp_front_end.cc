@@ -194,7 +194,10 @@ void UdpFrontEnd::complete(Request& request) {
   unsigned char* head = to_dispatcher ? &heads_[std::size_t{i} * WireFormat::kMaxPrefixBytes] : own_head;
   const uint32_t head_len = format_.reply_prefix(request, head);
   if (head_len + request.response_len == 0 && format_.empty_response_is_silent()) {
-    // The protocol's "no reply" (memcached's noreply): nothing to send, nothing to hand over.
+    // The protocol's "no reply" (memcached's noreply): nothing to send or hand over, but
+    // the request was answered as asked, so it counts as a reply (as over TCP), which keeps
+    // every request in replies_ok, overloaded or send_errors.
+    counters_.add(NetCounter::kUdpRepliesOk);
   } else if (to_dispatcher) {
     head_len_[i] = static_cast<uint8_t>(head_len);
     finished_.try_push(&request);
