@@ -452,6 +452,8 @@ static const quanta_protocol kMemcachedText = {
     .overloaded_reply = mc_overloaded_reply,
     .frame_reply = mc_frame_reply,
     .datagram = QUANTA_DATAGRAM_MEMCACHED,
+    /* memcached runs a connection's commands in order; clients count on it. */
+    .flags = QUANTA_PROTOCOL_IN_ORDER,
 };
 
 static uint32_t key_text(char* out, uint64_t index) { return (uint32_t)sprintf(out, "key:%010llu", (unsigned long long)index); }

@@ -70,6 +70,16 @@ enum {
   QUANTA_DATAGRAM_MEMCACHED = 1,
 };
 
+/* Protocol flags. */
+enum {
+  /* A TCP connection's requests run one at a time, in the order they came, as memcached
+   * runs them: a command sees the effects of every command sent before it on its
+   * connection (a get after a `set ... noreply`). Without it a connection's pipelined
+   * requests may run at once on several workers, or interleaved by preemption; only their
+   * replies keep the order. Clients get parallelism from several connections. */
+  QUANTA_PROTOCOL_IN_ORDER = 1u << 0,
+};
+
 typedef struct quanta_protocol {
   const char* name;
   /* Server: frames the request at the front of `bytes` (`len` > 0 bytes: what a TCP
@@ -85,6 +95,7 @@ typedef struct quanta_protocol {
    * reply of this protocol. Needed only to drive the app with `quanta load`. */
   int (*frame_reply)(const void* bytes, uint32_t len, uint32_t* length, int* kind);
   uint32_t datagram; /* QUANTA_DATAGRAM_* */
+  uint32_t flags;    /* QUANTA_PROTOCOL_* */
 } quanta_protocol;
 
 #ifdef __cplusplus

@@ -35,6 +35,9 @@ TcpFrontEnd::TcpFrontEnd(const ListenAddress& address, const FrontEndLimits& lim
     : limits_(limits),
       tcp_(tcp),
       format_(format),
+      // In-order protocols: one request of a connection in the runtime at a time; the next
+      // is framed when its reply is out.
+      in_flight_limit_(format.runs_in_order() ? 1 : tcp.max_in_flight_per_connection),
       counters_(counters),
       pool_(limits.max_in_flight, limits.max_payload_bytes, limits.max_response_bytes),
       tickets_(limits.max_in_flight),
@@ -171,7 +174,7 @@ void TcpFrontEnd::frame(uint32_t slot, Request** out, uint32_t max, uint32_t& n)
   TcpConnection& c = connections_[slot];
   bool incomplete = false;
   while (c.open && !c.closing) {
-    if (c.in_flight() >= tcp_.max_in_flight_per_connection) {
+    if (c.in_flight() >= in_flight_limit_) {
       // Backpressure: stop reading until replies go out (advance() resumes).
       if (!c.paused && !c.read_closed) {
         c.paused = true;
@@ -323,7 +326,7 @@ void TcpFrontEnd::advance(uint32_t slot) {
   }
   write_out(slot);
   if (!c.open) return;
-  if (c.paused && c.in_flight() < tcp_.max_in_flight_per_connection) {
+  if (c.paused && c.in_flight() < in_flight_limit_) {
     c.paused = false;
     watch(epoll_fd_, c.fd, slot, EPOLLIN, EPOLL_CTL_MOD);
     // Requests may already wait in the buffer, with nothing new to wake epoll.

@@ -107,6 +107,7 @@ class TcpFrontEnd final : public Source, public Sink {
   FrontEndLimits limits_;
   TcpLimits tcp_;
   const WireFormat& format_;
+  uint32_t in_flight_limit_;  // per connection: tcp_.max_in_flight_per_connection, or 1 in order
   NetCounters& counters_;
   uint64_t next_id_ = 0;  // the records' ids, in arrival order
   RequestPool pool_;

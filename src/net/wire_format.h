@@ -70,6 +70,9 @@ class WireFormat {
   // Whether a finished request with no response bytes gets no reply at all (memcached's
   // noreply), rather than a reply with an empty response.
   virtual bool empty_response_is_silent() const = 0;
+  // Whether a connection's requests must run one at a time, in order
+  // (QUANTA_PROTOCOL_IN_ORDER).
+  virtual bool runs_in_order() const { return false; }
 
  protected:
   // How a datagram that is a partial request is answered (kNeedMore from frame()).
@@ -110,6 +113,7 @@ class AppWireFormat final : public WireFormat {
   uint32_t reply_prefix(const Request&, unsigned char*) const override { return 0; }
   uint32_t overloaded(uint64_t request_id, unsigned char* out) const override;
   bool empty_response_is_silent() const override { return true; }
+  bool runs_in_order() const override { return (protocol_.flags & QUANTA_PROTOCOL_IN_ORDER) != 0; }
 
  protected:
   FramedInput truncated_datagram(const unsigned char* data, uint32_t len) const override;

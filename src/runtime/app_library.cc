@@ -51,6 +51,9 @@ void check_protocol(const quanta_app& app, const std::string& what) {
   const quanta_protocol* p = app.protocol;
   if (p == nullptr) return;
   if (p->frame_request == nullptr) throw std::invalid_argument(what + ": its protocol has no frame_request");
+  if ((p->flags & ~uint32_t{QUANTA_PROTOCOL_IN_ORDER}) != 0) {
+    throw std::invalid_argument(what + ": its protocol sets unknown flags " + std::to_string(p->flags));
+  }
   if (p->datagram > QUANTA_DATAGRAM_MEMCACHED) {
     throw std::invalid_argument(what + ": its protocol's datagram framing " + std::to_string(p->datagram) +
                                 " is not a QUANTA_DATAGRAM_* value");

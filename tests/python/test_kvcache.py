@@ -47,14 +47,11 @@ def value(i, length=64):
     return bytes(ord("a") + (i + k) % 26 for k in range(length))
 
 
-def serve_kvcache(serve, *args, keys=KEYS, listen=("tcp://127.0.0.1:0",), in_order=True):
-    """in_order: one worker that runs each request to its end, so that requests run in the
-    order they came. quanta serve runs a connection's pipelined requests side by side (only
-    their replies keep the order), while memcached runs them one after the other: a get
-    sent right behind a set (a noreply set, say) could otherwise run before the set has
-    stored its value."""
-    ordering = ["--workers", "1", "--preempt", "none"] if in_order else []
-    return serve("--app", kvcache(), "--app-config", f"keys={keys}", *ordering, *args, listen=listen)
+def serve_kvcache(serve, *args, keys=KEYS, listen=("tcp://127.0.0.1:0",)):
+    """kvcache with the default runtime (clock probes, preemptive processor sharing). Its
+    protocol asks for in-order connections (QUANTA_PROTOCOL_IN_ORDER), so a command sees
+    every earlier command of its connection, as with memcached."""
+    return serve("--app", kvcache(), "--app-config", f"keys={keys}", *args, listen=listen)
 
 
 def read_until(sock, end, data=b""):
@@ -150,6 +147,36 @@ def test_pymemcache_round_trips_every_command(serve):
     assert net["refused_by_protocol"] == 0
     # A noreply command's reply is counted, though nothing was sent.
     assert net["requests"] == net["replies_ok"] == 46
+
+
+def test_a_connection_runs_its_commands_in_order(serve):
+    # Pipelined in one write: a long scan, then sets without replies, increments and gets
+    # of what they stored. Each get must see every command before it on the connection,
+    # although the scan is preempted and the rest would otherwise run beside it.
+    server = serve_kvcache(serve, keys=20000)
+    sock = socket.create_connection(server.address["tcp"], timeout=30)
+    rounds = 50
+    batch = [b"scan key:0000000000 20000\r\n", b"set n 0 0 1 noreply\r\n0\r\n"]
+    for i in range(rounds):
+        batch.append(b"set k%d 0 0 %d noreply\r\n%s\r\n" % (i, len(value(i)), value(i)))
+        batch.append(b"incr n 1 noreply\r\n")
+        batch.append(b"get k%d n\r\n" % i)
+    sock.sendall(b"".join(batch))
+    data = b""
+    while data.count(b"END\r\n") < rounds:
+        chunk = sock.recv(65536)
+        assert chunk, f"connection closed after {data[-200:]!r}"
+        data += chunk
+    replies = data.split(b"\r\n")
+    assert replies[0].startswith(b"SCANNED 20000 "), replies[0]
+    text = b"\r\n".join(replies[1:])
+    for i in range(rounds):
+        assert b"VALUE k%d 0 %d\r\n%s\r\nVALUE n 0 %d\r\n%d\r\nEND" % (
+            i, len(value(i)), value(i), len(str(i + 1)), i + 1) in text, i
+    net = server.stop()["network"]["tcp"]
+    # One request of the connection in the runtime at a time: the rest waited, unread.
+    assert net["paused_at_in_flight_limit"] > 0
+    assert net["requests"] == 2 + 3 * rounds
 
 
 def test_scan_walks_the_items_it_is_asked_for(serve):
@@ -449,7 +476,7 @@ def load_kvcache(run_json, target, *args):
 @pytest.mark.parametrize("transport", ["tcp", "udp"])
 def test_quanta_load_drives_kvcache(serve, run_json, transport):
     # Preempted at its probes, side by side: only counts are checked here.
-    server = serve_kvcache(serve, keys=1000, listen=(f"{transport}://127.0.0.1:0",), in_order=False)
+    server = serve_kvcache(serve, keys=1000, listen=(f"{transport}://127.0.0.1:0",))
     host, port = server.address[transport]
     extra = ["--connections", "2"] if transport == "tcp" else []
     sent = load_kvcache(run_json, f"{transport}://{host}:{port}", *extra)
@@ -473,7 +500,7 @@ def test_quanta_load_drives_real_memcached(run_json, memcached, transport):
 # ---- the graceful stop ----
 
 def test_graceful_stop_answers_every_set_taken(serve):
-    server = serve_kvcache(serve, "--max-in-flight-per-connection", "64", in_order=False)
+    server = serve_kvcache(serve, "--max-in-flight-per-connection", "64")
     count = 300
     clients = [tcp_client(server) for _ in range(2)]
     for k, conn in enumerate(clients):
