@@ -142,6 +142,7 @@ bool CentralDispatcher::admit(Request& request, DispatchTotals& totals) {
 
 DispatchTotals CentralDispatcher::run(std::span<Source* const> sources) {
   DispatchTotals totals;
+  IdleBackoff idle(idle_yield_);
   const uint64_t late_cycles = ns_to_cycles(1000);
   constexpr uint32_t kBatch = 32;
   Request* batch[kBatch];
@@ -172,13 +173,17 @@ DispatchTotals CentralDispatcher::run(std::span<Source* const> sources) {
     const bool returned = drain_returns();
     const bool handed = hand_out();
     if (exhausted && pending_ == nullptr && in_flight_ == 0) break;
-    if (returned || handed) continue;
+    if (returned || handed) {
+      idle.busy();
+      continue;
+    }
     // Idle: nothing due, nothing came back, nothing to hand out.
     if (monitor_) monitor_->poll(now);
     if (run_own_quantum(now)) {
+      idle.busy();
       last = read_tsc();
     } else {
-      idle_pause(idle_yield_);
+      idle.pause(now);
     }
   }
   return totals;

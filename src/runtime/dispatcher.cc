@@ -74,6 +74,7 @@ DispatchTotals Dispatcher::run(std::span<Source* const> sources) {
   Request* batch[kBatch];
   uint32_t since_refresh = kRefreshEveryWhenBusy;
   bool was_idle = true;
+  IdleBackoff idle(idle_yield_);
   uint64_t last = read_tsc();
   for (;;) {
     const uint64_t now = read_tsc();
@@ -94,11 +95,14 @@ DispatchTotals Dispatcher::run(std::span<Source* const> sources) {
       }
       if (dispatch(*batch[i], totals)) last = read_tsc();
     }
-    if (n > 0) continue;
+    if (n > 0) {
+      idle.busy();
+      continue;
+    }
     if (exhausted) break;
     was_idle = true;
     if (monitor_) monitor_->poll(now);
-    idle_pause(idle_yield_);
+    idle.pause(now);
   }
   wait_for_completion();
   return totals;

@@ -141,6 +141,7 @@ void Worker::run() {
 
 void Worker::run_local(uint64_t now) {
   bool idle = true;
+  IdleBackoff backoff(config_.idle_yield);
   for (;;) {
     admit_arrivals();
     const std::optional<TaskId> next = policy_->pick();
@@ -152,7 +153,7 @@ void Worker::run_local(uint64_t now) {
         now = idle_tick(now);
         continue;
       }
-      idle_pause(config_.idle_yield);
+      backoff.pause(now);
       now = idle_tick(now);
       continue;
     }
@@ -160,6 +161,7 @@ void Worker::run_local(uint64_t now) {
     // iteration is logged before the request it delayed finishes (and is judged).
     if (idle) now = idle_tick(now);
     idle = false;
+    backoff.busy();
     Slot& slot = slots_[*next];
     const uint64_t deadline = open_quantum(now);
     const bool done = runner_.resume(slot.task, now, deadline);
@@ -185,18 +187,20 @@ void Worker::run_local(uint64_t now) {
 void Worker::run_central(uint64_t now) {
   CentralSlots& slots = *config_.central_slots;
   bool idle = true;
+  IdleBackoff backoff(config_.idle_yield);
   for (;;) {
     uint32_t id = 0;
     if (!inbox_->try_pop(id)) {
       // The dispatcher stops workers only once every slot it handed out came back.
       if (stop_.load(std::memory_order_acquire)) break;
       idle = true;
-      idle_pause(config_.idle_yield);
+      backoff.pause(now);
       now = idle_tick(now);
       continue;
     }
     if (idle) now = idle_tick(now);  // as in run_local
     idle = false;
+    backoff.busy();
     CentralSlot& slot = slots[id];
     if (slot.last_runner != -1 && slot.last_runner != index_) ++totals_.migrations;
     slot.last_runner = index_;
