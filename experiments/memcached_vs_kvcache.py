@@ -152,6 +152,8 @@ def main():
     ap.add_argument("--duration-s", type=float, default=3.0)
     ap.add_argument("--max-p99-ms", type=float, default=10.0,
                     help="a rate is sustained only with p99 at most this (default 10 ms)")
+    ap.add_argument("--udp-receive", choices=["recvmmsg", "io_uring"], default="recvmmsg",
+                    help="quanta serve --udp-receive")
     ap.add_argument("--quanta-idle", default="spin,yield",
                     help="quanta serve's --idle settings to run (each a server of its own)")
     ap.add_argument("--quick", action="store_true", help="two low rates, 0.5 s each: checks the script works")
@@ -187,7 +189,7 @@ def main():
     def quanta_command(idle):
         return [quanta, "serve", "--app", server_app, "--app-config", f"keys={args.keys},value_bytes={args.value_bytes}",
                 "--listen", f"tcp://127.0.0.1:{q_port}", "--listen", f"udp://127.0.0.1:{q_port}", "--format", "json",
-                "--idle", idle]
+                "--idle", idle, "--udp-receive", args.udp_receive]
     # memcached stays up (it sleeps in epoll when idle, costing the others nothing); quanta's
     # dispatcher and worker spin, so it is started for its own runs only, lest it take the
     # CPUs from memcached's.
@@ -245,7 +247,7 @@ def main():
     result = {
         "what": "memcached (1 thread) vs quanta serve + kvcache, same GETs, same quanta load, interleaved",
         "keys": args.keys, "value_bytes": args.value_bytes, "duration_s": args.duration_s,
-        "max_p99_ms": args.max_p99_ms,
+        "max_p99_ms": args.max_p99_ms, "udp_receive": args.udp_receive,
         "cpus": os.cpu_count(), "servers": names, "memcached_command": mc_cmd,
         "quanta_commands": {f"quanta-{i}": quanta_command(i) for i in idles},
         "quanta_network_counters": quanta_reports,
@@ -253,7 +255,8 @@ def main():
     }
     out = Path(args.out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    stem = out / ("memcached_vs_kvcache_quick" if args.quick else "memcached_vs_kvcache")
+    stem = out / ("memcached_vs_kvcache" + ("_quick" if args.quick else "") +
+                  ("_io_uring" if args.udp_receive == "io_uring" else ""))
     Path(f"{stem}.json").write_text(json.dumps(result, indent=2) + "\n")
     Path(f"{stem}.md").write_text(markdown(result, names, transports, rates))
     plot(result, names, transports, f"{stem}.png")

@@ -1,0 +1,34 @@
+"""experiments/memcached_vs_kvcache.py --quick runs memcached and quanta + kvcache side by
+side and writes its JSON, table and plot.
+
+Counts only: the rates and latencies depend on the machine and what else runs on it.
+"""
+import json
+import subprocess
+import sys
+
+from conftest import BUILD_DIR, ROOT
+
+SCRIPT = ROOT / "experiments" / "memcached_vs_kvcache.py"
+
+
+def test_quick_run_covers_every_server_transport_and_rate(tmp_path):
+    proc = subprocess.run([sys.executable, str(SCRIPT), "--quick", "--build", str(BUILD_DIR), "--out-dir",
+                           str(tmp_path)], capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads((tmp_path / "memcached_vs_kvcache_quick.json").read_text())
+    assert result["servers"] == ["memcached", "quanta-spin", "quanta-yield"]
+    points = result["points"]
+    assert {(p["server"], p["transport"], p["rate_rps"]) for p in points} == {
+        (server, transport, rate) for server in result["servers"] for transport in ("tcp", "udp")
+        for rate in (2000, 4000)}
+    for p in points:
+        assert p["sent"] > 0 and p["answered"] > 0, p
+        assert p["answered"] + p["dropped"] + p["overloaded"] <= p["sent"]
+    # quanta's own count agrees with its client's: every request it took was answered.
+    for counters in result["quanta_network_counters"]:
+        net = counters["network"][counters["transport"]]
+        assert net["requests"] == net["replies_ok"] > 0
+    assert set(result["summary"]) == {f"{s}_{t}" for s in result["servers"] for t in ("tcp", "udp")}
+    assert (tmp_path / "memcached_vs_kvcache_quick.md").read_text().startswith("# memcached vs quanta")
+    assert (tmp_path / "memcached_vs_kvcache_quick.png").stat().st_size > 0
