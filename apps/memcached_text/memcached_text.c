@@ -268,6 +268,7 @@ int mc_frame_request(const void* bytes, uint32_t len, quanta_frame* frame, mc_ve
   const char* p = (const char*)bytes;
   const uint32_t limit = frame->max_request_bytes;
   frame->length = frame->class_index = frame->reply_len = frame->discard = 0;
+  if (len == 0) return QUANTA_FRAME_NEED_MORE;
   /* A get line may be as long as a request; any other line as long as memcached allows. */
   const uint32_t line_limit = starts_with_get(p, len) ? limit : (limit < MC_MAX_LINE_BYTES ? limit : MC_MAX_LINE_BYTES);
   const uint32_t search = len < line_limit ? len : line_limit;
@@ -302,6 +303,7 @@ int mc_frame_request(const void* bytes, uint32_t len, quanta_frame* frame, mc_ve
 
 int mc_parse_command(const void* bytes, uint32_t len, mc_command* out) {
   const char* p = (const char*)bytes;
+  if (len == 0) return -1;
   const char* nl = memchr(p, '\n', len);
   if (nl == NULL) return -1;
   const uint32_t line_end = (uint32_t)(nl - p) + 1;
@@ -323,6 +325,7 @@ int mc_parse_command(const void* bytes, uint32_t len, mc_command* out) {
 
 /* The line at `at`: its end (after \n) and its length without \r\n; 0 if not all here. */
 static uint32_t line_at(const char* p, uint32_t len, uint32_t at, uint32_t* content) {
+  if (at >= len) return 0; /* nothing here (and no pointer arithmetic on an empty buffer) */
   const char* nl = memchr(p + at, '\n', len - at);
   if (nl == NULL) return 0;
   const uint32_t end = (uint32_t)(nl - p) + 1;
