@@ -32,8 +32,9 @@ class HdrHistogram {
   int64_t clamped() const { return clamped_; }
 
   // HdrHistogram's percentile: the first index whose running count reaches
-  // max(1, round(p / 100 * total)), reported as the highest value that index covers
-  // (the lowest, for p = 0). 0 when empty.
+  // max(1, ceil(p / 100 * total)) (the rank rounded up, as the Java reference and our
+  // reports do; the hdrh Python package rounds to nearest), reported as the highest value
+  // that index covers (the lowest, for p = 0). 0 when empty.
   int64_t value_at_percentile(double percentile) const;
 
   // Values counted at the same index as `value` lie in [lowest_equivalent, highest_equivalent].

@@ -5,12 +5,14 @@
 // header: the request's is kept with the request and starts every datagram of its reply,
 // which is cut into datagrams of at most 1400 bytes as memcached does.
 //
-// poll() runs on the dispatcher's thread and never blocks: one recvmmsg takes up to a
-// batch of datagrams that are already queued, each is checked, copied into a record of
-// this front end's pool and handed to the dispatcher. A datagram that is not a good
-// request is answered at once as the protocol says (default protocol: BAD_REQUEST; an
-// empty datagram is dropped: there is nothing to answer) and counted by its reason; when
-// every record is in use the request gets the protocol's overload answer. So the pool is the only per-request memory and bounds what is in flight.
+// poll() runs on the dispatcher's thread and never blocks: its DatagramReceiver
+// (recvmmsg or io_uring) takes up to a batch of datagrams that are already queued, each
+// is checked, copied into a record of this front end's pool and handed to the dispatcher.
+// A datagram that is not a good request is answered at once as the protocol says
+// (default protocol: BAD_REQUEST; an empty datagram is dropped: there is nothing to
+// answer) and counted by its reason; when every record is in use the request gets the
+// protocol's overload answer. So the pool is the only per-request memory and bounds what
+// is in flight.
 //
 // Who sends a reply is a choice (`quanta serve --udp-replies`), so that both can be measured
 // (docs/network.md):
@@ -59,7 +61,7 @@ enum class UdpReceiveMethod { kRecvmmsg, kIoUring };
 class UdpFrontEnd final : public Source, public Sink {
  public:
   // Binds the socket (std::runtime_error naming the address if it cannot).
-  // `format` and `datagram` (a QUANTA_DATAGRAM_* value) must outlive the front end.
+  // `format` must outlive the front end; `datagram` is a QUANTA_DATAGRAM_* value.
   UdpFrontEnd(const ListenAddress& address, const FrontEndLimits& limits, const WireFormat& format, uint32_t datagram,
               NetCounters& counters, UdpReplySender sender = UdpReplySender::kWorker,
               UdpReceiveMethod receive = UdpReceiveMethod::kRecvmmsg);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/idle_backoff.h"
 #include "core/tsc.h"
 #include "preempt/preempt_state.h"
 #include "runtime/quantum_monitor.h"

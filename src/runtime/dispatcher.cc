@@ -1,5 +1,6 @@
 #include "runtime/dispatcher.h"
 
+#include "core/idle_backoff.h"
 #include "core/tsc.h"
 #include "runtime/quantum_monitor.h"
 

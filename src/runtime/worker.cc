@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include "core/idle_backoff.h"
 #include "core/tsc.h"
 #include "preempt/preempt_state.h"
 #include "runtime/request_run.h"
