@@ -185,8 +185,9 @@ def main():
                              "CPU sharing on a 2-CPU machine costs at low load)")
     parser.add_argument("--udp-receive", choices=["recvmmsg", "io_uring"], default="recvmmsg",
                         help="quanta serve --udp-receive for the UDP configurations")
-    parser.add_argument("--server-idle", choices=["spin", "yield"], default="spin",
-                        help="quanta serve --idle: yield gives the CPU the client shares back when idle")
+    parser.add_argument("--server-idle", choices=["spin", "yield", "block"], default="spin",
+                        help="quanta serve --idle: yield gives the CPU the client shares back when idle, "
+                             "block sleeps until a request comes")
     args = parser.parse_args()
     if args.quick:
         args.duration_s, args.start_rps, args.max_rps, args.refine_steps = 0.2, 500, 1000, 1

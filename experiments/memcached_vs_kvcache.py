@@ -9,12 +9,13 @@ the host's noise of that moment hits both. Per run it records what the client sa
 (answered share, p50/p99/p99.9 latency from the intended send time) and the CPU time each
 server process used (from /proc), from which requests per CPU-second follow: "per core"
 in the honest sense, since quanta's dispatcher and worker spin whether or not requests come
-and memcached sleeps in epoll when idle.
+(--idle spin and yield) and memcached sleeps in epoll when idle, as quanta does with
+--idle block.
 
 On a 2-CPU machine the client shares a CPU with the servers (docs/load.md): latencies are
 the sharing's as much as the servers'. The comparison is still fair in that both servers
 face the same client on the same CPUs (quanta runs only during its own runs, since it
-spins), but the absolute figures are not the servers' alone.
+may spin), but the absolute figures are not the servers' alone.
 
     experiments/memcached_vs_kvcache.py                       # default ladder, 3 s a run
     experiments/memcached_vs_kvcache.py --quick               # tiny, for a smoke test
@@ -154,7 +155,7 @@ def main():
                     help="a rate is sustained only with p99 at most this (default 10 ms)")
     ap.add_argument("--udp-receive", choices=["recvmmsg", "io_uring"], default="recvmmsg",
                     help="quanta serve --udp-receive")
-    ap.add_argument("--quanta-idle", default="spin,yield",
+    ap.add_argument("--quanta-idle", default="spin,yield,block",
                     help="quanta serve's --idle settings to run (each a server of its own)")
     ap.add_argument("--quick", action="store_true", help="two low rates, 0.5 s each: checks the script works")
     ap.add_argument("--out-dir", default=str(ROOT / "experiments" / "results"))
@@ -182,8 +183,8 @@ def main():
     if os.geteuid() == 0:
         mc_cmd += ["-u", "root"]
     idles = args.quanta_idle.split(",")
-    if any(i not in ("spin", "yield") for i in idles):
-        sys.exit(f"--quanta-idle: '{args.quanta_idle}' (expected spin, yield or spin,yield)")
+    if not idles or any(i not in ("spin", "yield", "block") for i in idles):
+        sys.exit(f"--quanta-idle: '{args.quanta_idle}' (expected a comma list of spin, yield, block)")
     names = ["memcached"] + [f"quanta-{i}" for i in idles]
 
     def quanta_command(idle):

@@ -90,6 +90,9 @@ typedef struct quanta_runtime_options {
   quanta_completion_fn on_complete; /* NULL: completions wait for quanta_runtime_poll */
   void* on_complete_user;
   int oversubscribe;           /* allow more workers than free CPUs (tests only: latencies mean nothing) */
+  const char* idle;            /* what idle runtime threads do: "spin" (default), "yield" (sched_yield after
+                                  20 us), "block" (sleep after 20 us until work comes; a submit then costs
+                                  a fence, and a system call when the dispatcher sleeps) */
 } quanta_runtime_options;
 
 void quanta_runtime_options_init(quanta_runtime_options* options);

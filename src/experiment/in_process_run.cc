@@ -39,7 +39,7 @@ RuntimeConfig runtime_config_of(const RunConfig& config, std::size_t class_count
   r.seed = config.seed;
   r.oversubscribe = config.oversubscribe;
   r.stall_threshold_us = config.stall_threshold_us;
-  r.idle_yield = config.idle_yield;
+  r.idle = config.idle;
   return r;
 }
 

@@ -5,6 +5,8 @@
 #include <optional>
 #include <string>
 
+#include "core/idle_mode.h"
+
 namespace quanta {
 
 struct RunConfig {
@@ -28,7 +30,7 @@ struct RunConfig {
   // More workers than free CPUs (they then share CPUs with each other and the dispatcher):
   // for correctness tests of multi-worker behaviour on small machines, not for measurement.
   bool oversubscribe = false;
-  bool idle_yield = false;             // --idle yield
+  IdleMode idle = IdleMode::kSpin;     // --idle
   double stall_threshold_us = 20;      // a gap a runtime thread's loop cannot explain counts as a host stall
   // The app: a shared object (--app; empty: the built-in spin app) and its configuration.
   std::string app_path;

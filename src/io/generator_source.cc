@@ -27,13 +27,28 @@ bool GeneratorSource::exhausted() const {
   return closed_.load(std::memory_order_acquire) || next_ >= schedule_.size();
 }
 
+uint64_t GeneratorSource::due_tsc(std::size_t index) const {
+  return start_tsc_ + static_cast<uint64_t>(static_cast<double>(schedule_[index].arrival_ns) * cycles_per_ns_);
+}
+
+bool GeneratorSource::prepare_idle_wait(IdleWait& wait) {
+  if (start_tsc_ == 0 || closed_.load(std::memory_order_relaxed)) return false;
+  if (next_ >= schedule_.size()) return true;  // nothing more will come
+  const uint64_t due = due_tsc(next_);
+  // Due already: the request waits for a record, which a worker gives back with no word
+  // to the dispatcher, so it keeps polling.
+  if (due <= read_tsc()) return false;
+  if (due < wait.due_tsc) wait.due_tsc = due;
+  return true;
+}
+
 uint32_t GeneratorSource::poll(uint64_t now_tsc, Request** out, uint32_t max) {
   if (start_tsc_ == 0) start_tsc_ = now_tsc;
   if (closed_.load(std::memory_order_relaxed)) return 0;
   uint32_t n = 0;
   while (n < max && next_ < schedule_.size()) {
     const Arrival& arrival = schedule_[next_];
-    const uint64_t due = start_tsc_ + static_cast<uint64_t>(static_cast<double>(arrival.arrival_ns) * cycles_per_ns_);
+    const uint64_t due = due_tsc(next_);
     if (now_tsc < due) break;
     if (free_.empty()) pool_.acquire_all(free_);
     // Every record is in the runtime: this arrival waits (and shows up as latency).

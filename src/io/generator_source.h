@@ -35,6 +35,8 @@ class GeneratorSource final : public Source, public Sink {
   uint32_t poll(uint64_t now_tsc, Request** out, uint32_t max) override;
   bool exhausted() const override;
   void close() override { closed_.store(true, std::memory_order_release); }
+  // --idle block: the dispatcher may sleep until the next arrival is due.
+  bool prepare_idle_wait(IdleWait& wait) override;
   void complete(Request& request) override { pool_.release(request); }
   void reject(Request& request, RejectReason) override { pool_.release(request); }
 
@@ -42,6 +44,9 @@ class GeneratorSource final : public Source, public Sink {
   uint64_t build_failures() const { return build_failures_; }
 
  private:
+  // When arrival `index` is due (after the first poll).
+  uint64_t due_tsc(std::size_t index) const;
+
   std::span<const Arrival> schedule_;
   const Workload& workload_;
   const quanta_app& app_;

@@ -20,6 +20,10 @@ class RecvmmsgReceiver final : public DatagramReceiver {
     setsockopt(fd, SOL_SOCKET, SO_RXQ_OVFL, &on, sizeof on);
   }
 
+  // Queued datagrams stay in the socket until received: its readability says it all.
+  int wait_fd() const override { return fd_; }
+  bool holds_arrivals() const override { return false; }
+
   uint32_t receive(ReceivedDatagram* out, uint32_t max) override {
     const auto want = static_cast<uint32_t>(std::min<std::size_t>(max, messages_.size()));
     for (uint32_t i = 0; i < want; ++i) {

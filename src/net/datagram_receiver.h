@@ -35,6 +35,10 @@ class DatagramReceiver {
   uint64_t errors() const { return errors_; }
   // io_uring: times the multishot receive ended and was asked for again.
   uint64_t rearms() const { return rearms_; }
+  // --idle block: the descriptor that turns readable when a receive would find something,
+  // and whether one would find something now without more from the network.
+  virtual int wait_fd() const = 0;
+  virtual bool holds_arrivals() const = 0;
 
  protected:
   uint32_t kernel_drops_total_ = 0;

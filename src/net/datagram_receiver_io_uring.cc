@@ -57,6 +57,15 @@ class IoUringReceiver final : public DatagramReceiver {
   }
   ~IoUringReceiver() override { release(); }
 
+  // The ring's own descriptor polls readable when completions wait. With cooperative task
+  // running a datagram's arrival queues the kernel's receive as task work for this thread,
+  // which wakes it from epoll_wait (EINTR) and runs on its way back to user space.
+  int wait_fd() const override { return ring_.ring_fd; }
+  bool holds_arrivals() const override {
+    const unsigned flags = __atomic_load_n(ring_.sq.kflags, __ATOMIC_ACQUIRE);
+    return io_uring_cq_ready(&ring_) > 0 || (flags & (IORING_SQ_TASKRUN | IORING_SQ_CQ_OVERFLOW)) != 0;
+  }
+
   uint32_t receive(ReceivedDatagram* out, uint32_t max) override {
     give_back();
     const unsigned flags = __atomic_load_n(ring_.sq.kflags, __ATOMIC_ACQUIRE);

@@ -266,6 +266,14 @@ void TcpFrontEnd::answer_now(uint32_t slot, const unsigned char* answer, uint32_
 void TcpFrontEnd::complete(Request& request) {
   // The queue holds the whole pool and each record is in it at most once: never full.
   finished_.try_push(&request);
+  finished_bell_.ring();
+}
+
+bool TcpFrontEnd::prepare_idle_wait(IdleWait& wait) {
+  if (!dirty_.empty() || !runnable_.empty()) return false;
+  if (!wait.add_fd(epoll_fd_) || !wait.add_fd(finished_bell_.fd())) return false;
+  finished_bell_.arm();
+  return finished_.looks_empty();
 }
 
 void TcpFrontEnd::reject(Request& request, RejectReason) {

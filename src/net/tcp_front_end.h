@@ -36,6 +36,7 @@
 #include "net/tcp_connection.h"
 #include "net/udp_front_end.h"
 #include "net/wire_format.h"
+#include "runtime/doorbell.h"
 #include "runtime/mpmc_queue.h"
 #include "runtime/request_pool.h"
 #include "runtime/source.h"
@@ -64,6 +65,11 @@ class TcpFrontEnd final : public Source, public Sink {
   uint32_t poll(uint64_t now_tsc, Request** out, uint32_t max) override;
   bool exhausted() const override { return closed_.load(std::memory_order_acquire); }
   void close() override { closed_.store(true, std::memory_order_release); }
+  // Sleeps on the epoll set of the listener and the connections, and on a bell the workers
+  // ring with each completion. A connection with unwritten replies keeps the dispatcher
+  // awake: they are retried at every poll (no EPOLLOUT is watched).
+  bool prepare_idle_wait(IdleWait& wait) override;
+  void end_idle_wait() override { finished_bell_.disarm(); }
   // Sink: complete() on a worker (queued for the dispatcher), reject() on the dispatcher.
   void complete(Request& request) override;
   void reject(Request& request, RejectReason why) override;
@@ -113,6 +119,7 @@ class TcpFrontEnd final : public Source, public Sink {
   RequestPool pool_;
   std::vector<Ticket> tickets_;
   MpmcQueue<Request*> finished_;        // workers -> dispatcher
+  Doorbell finished_bell_;              // --idle block: a completion wakes the dispatcher
   std::vector<TcpConnection> connections_;
   std::vector<uint32_t> free_slots_;
   std::vector<uint32_t> dirty_;         // connections with unwritten bytes

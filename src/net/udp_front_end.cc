@@ -201,12 +201,19 @@ void UdpFrontEnd::complete(Request& request) {
   } else if (to_dispatcher) {
     head_len_[i] = static_cast<uint8_t>(head_len);
     finished_.try_push(&request);
+    finished_bell_.ring();
     return;
   } else if (send_reply(client_[i], client_len_[i], frame_id_[i], head, head_len, request.response,
                         request.response_len)) {
     counters_.add(NetCounter::kUdpRepliesOk);
   }
   pool_.release(request);
+}
+
+bool UdpFrontEnd::prepare_idle_wait(IdleWait& wait) {
+  if (!wait.add_fd(receiver_->wait_fd()) || !wait.add_fd(finished_bell_.fd())) return false;
+  finished_bell_.arm();
+  return finished_.looks_empty() && !receiver_->holds_arrivals();
 }
 
 void UdpFrontEnd::reject(Request& request, RejectReason) {

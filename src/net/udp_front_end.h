@@ -40,6 +40,7 @@
 #include "net/net_counters.h"
 #include "net/udp_reply_batch.h"
 #include "net/wire_format.h"
+#include "runtime/doorbell.h"
 #include "runtime/mpmc_queue.h"
 #include "runtime/request_pool.h"
 #include "runtime/source.h"
@@ -76,6 +77,8 @@ class UdpFrontEnd final : public Source, public Sink {
   uint32_t poll(uint64_t now_tsc, Request** out, uint32_t max) override;
   bool exhausted() const override { return closed_.load(std::memory_order_acquire); }
   void close() override { closed_.store(true, std::memory_order_release); }
+  bool prepare_idle_wait(IdleWait& wait) override;
+  void end_idle_wait() override { finished_bell_.disarm(); }
   // Sink: complete() on the finishing worker, reject() on the dispatcher.
   void complete(Request& request) override;
   void reject(Request& request, RejectReason why) override;
@@ -122,6 +125,7 @@ class UdpFrontEnd final : public Source, public Sink {
   std::vector<unsigned char> heads_;  // WireFormat::kMaxPrefixBytes per record
   std::vector<uint8_t> head_len_;
   MpmcQueue<Request*> finished_;      // workers -> dispatcher
+  Doorbell finished_bell_;            // --idle block: a queued reply wakes the dispatcher
   UdpReplyBatch batch_;
   // Receiving: the datagrams of one poll, each held in a buffer of the largest request
   // (and a frame header) plus one byte, so that a larger one shows as too large rather

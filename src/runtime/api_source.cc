@@ -60,6 +60,7 @@ int ApiSource::submit(const void* payload, uint32_t len, uint32_t class_index, u
   // The queue is as large as the pool, so a record always finds a cell.
   submissions_.try_push(request);
   submitting_.fetch_sub(1, std::memory_order_seq_cst);
+  bell_.ring();
   return QUANTA_OK;
 }
 
@@ -74,6 +75,12 @@ bool ApiSource::exhausted() const {
   // Closed with no submit under way: nothing will be pushed again, and only the
   // dispatcher (the caller) pops.
   return submissions_.empty_when_quiet();
+}
+
+bool ApiSource::prepare_idle_wait(IdleWait& wait) {
+  if (!wait.add_fd(bell_.fd())) return false;
+  bell_.arm();
+  return submissions_.looks_empty();
 }
 
 void ApiSource::close() { closed_.store(true, std::memory_order_seq_cst); }

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "quanta/runtime.h"
+#include "runtime/doorbell.h"
 #include "runtime/mpmc_queue.h"
 #include "runtime/request_pool.h"
 #include "runtime/source.h"
@@ -43,6 +44,8 @@ class ApiSource final : public Source, public Sink {
   uint32_t poll(uint64_t now_tsc, Request** out, uint32_t max) override;
   bool exhausted() const override;
   void close() override;
+  bool prepare_idle_wait(IdleWait& wait) override;
+  void end_idle_wait() override { bell_.disarm(); }
   // Sink (the finishing thread).
   void complete(Request& request) override;
   void reject(Request& request, RejectReason why) override;
@@ -62,6 +65,7 @@ class ApiSource final : public Source, public Sink {
   std::atomic<uint64_t> submitted_{0};
   std::atomic<bool> polling_{false};
   std::size_t next_ring_ = 0;            // where the next poll starts, for fairness
+  Doorbell bell_;                        // --idle block: a submit wakes the dispatcher
 };
 
 }  // namespace quanta

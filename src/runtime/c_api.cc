@@ -64,6 +64,10 @@ int check_api_options(const quanta_runtime_options& o) {
   if (o.class_count == 0 || o.class_count > 65536) {
     return fail(QUANTA_ERR_INVALID, "class_count must be from 1 to 65536, not " + std::to_string(o.class_count));
   }
+  quanta::IdleMode idle{};
+  if (!quanta::parse_idle_mode(or_default(o.idle, "spin"), idle)) {
+    return fail(QUANTA_ERR_INVALID, std::string("idle must be \"spin\", \"yield\" or \"block\", not \"") + o.idle + "\"");
+  }
   if (o.worker_cpus != nullptr && o.workers == 0) {
     return fail(QUANTA_ERR_INVALID, "worker_cpus needs workers set to how many CPUs it names");
   }
@@ -86,6 +90,7 @@ quanta::RuntimeConfig config_of(const quanta_runtime_options& o) {
   c.ring_capacity = o.ring_capacity;
   c.class_count = o.class_count;
   c.oversubscribe = o.oversubscribe != 0;
+  quanta::parse_idle_mode(or_default(o.idle, "spin"), c.idle);  // checked by check_api_options
   c.on_full = quanta::FullRingAction::kWait;  // the API bounds requests by max_in_flight instead
   return c;
 }
@@ -135,6 +140,7 @@ void quanta_runtime_options_init(quanta_runtime_options* o) {
   o->max_payload_bytes = kDefaultMaxBytes;
   o->max_response_bytes = kDefaultMaxBytes;
   o->class_count = 1;
+  o->idle = "spin";
 }
 
 int quanta_runtime_start(const quanta_runtime_options* options, const quanta_app* app, const char* config,

@@ -60,6 +60,7 @@ std::size_t CentralDispatcher::waiting() const {
 void CentralDispatcher::give(uint32_t worker, uint32_t slot) {
   // The inbox holds K, and at most K are outstanding: the push cannot fail.
   workers_[worker].inbox->try_push(slot);
+  if (workers_[worker].parking != nullptr) workers_[worker].parking->wake();
   const uint32_t held = ++loads_[worker].outstanding;
   if (held > totals_.max_outstanding) totals_.max_outstanding = held;
 }
@@ -143,7 +144,7 @@ bool CentralDispatcher::admit(Request& request, DispatchTotals& totals) {
 
 DispatchTotals CentralDispatcher::run(std::span<Source* const> sources) {
   DispatchTotals totals;
-  IdleBackoff idle(idle_yield_);
+  IdleBackoff idle(idle_mode_);
   const uint64_t late_cycles = ns_to_cycles(1000);
   constexpr uint32_t kBatch = 32;
   Request* batch[kBatch];
@@ -183,8 +184,19 @@ DispatchTotals CentralDispatcher::run(std::span<Source* const> sources) {
     if (run_own_quantum(now)) {
       idle.busy();
       last = read_tsc();
-    } else {
-      idle.pause(now);
+    } else if (idle.pause(now)) {
+      // Block mode: sleep only with nothing in the runtime (no slot handed out, queued,
+      // or run here): returns come back through rings that nobody rings a bell for.
+      if (in_flight_ == 0 && pending_ == nullptr) {
+        switch (sleep_->try_sleep(sources)) {
+          case DispatcherSleep::Outcome::kSlept: last = read_tsc(); break;  // not a host stall
+          case DispatcherSleep::Outcome::kSoon: cpu_relax(); break;
+          case DispatcherSleep::Outcome::kCannot: IdleBackoff::yield(); break;
+        }
+      } else {
+        IdleBackoff::yield();
+      }
+      idle.busy();
     }
   }
   return totals;

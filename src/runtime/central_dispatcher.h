@@ -71,8 +71,11 @@ class CentralDispatcher {
   // Dispatches until every source is exhausted and every request finished.
   DispatchTotals run(std::span<Source* const> sources);
   void set_monitor(QuantumMonitor* monitor) { monitor_ = monitor; }
-  // Idle iterations yield the CPU instead of spinning (RuntimeConfig::idle_yield).
-  void set_idle_yield(bool on) { idle_yield_ = on; }
+  // What idle iterations do (RuntimeConfig::idle); block mode needs `sleep`.
+  void set_idle(IdleMode mode, DispatcherSleep* sleep) {
+    idle_mode_ = mode;
+    sleep_ = sleep;
+  }
 
   const CentralTotals& totals() const { return totals_; }
   // Gaps in its loop that its own work does not explain (stats/stall_log.h).
@@ -116,7 +119,8 @@ class CentralDispatcher {
   StallWatch stall_watch_;
   CentralTotals totals_;
   QuantumMonitor* monitor_ = nullptr;
-  bool idle_yield_ = false;
+  IdleMode idle_mode_ = IdleMode::kSpin;
+  DispatcherSleep* sleep_ = nullptr;
 };
 
 }  // namespace quanta

@@ -1,5 +1,7 @@
 #include "runtime/dispatcher.h"
 
+#include <algorithm>
+
 #include "core/idle_backoff.h"
 #include "core/tsc.h"
 #include "runtime/quantum_monitor.h"
@@ -65,6 +67,9 @@ bool Dispatcher::dispatch(Request& request, DispatchTotals& totals) {
   }
   ++assigned_[chosen];
   ++loads_[chosen].outstanding;
+  if (workers_[chosen].parking != nullptr && std::find(touched_.begin(), touched_.end(), chosen) == touched_.end()) {
+    touched_.push_back(chosen);
+  }
   ++totals.dispatched;
   return waited;
 }
@@ -75,7 +80,8 @@ DispatchTotals Dispatcher::run(std::span<Source* const> sources) {
   Request* batch[kBatch];
   uint32_t since_refresh = kRefreshEveryWhenBusy;
   bool was_idle = true;
-  IdleBackoff idle(idle_yield_);
+  IdleBackoff idle(idle_mode_);
+  touched_.reserve(workers_.size());
   uint64_t last = read_tsc();
   for (;;) {
     const uint64_t now = read_tsc();
@@ -96,6 +102,7 @@ DispatchTotals Dispatcher::run(std::span<Source* const> sources) {
       }
       if (dispatch(*batch[i], totals)) last = read_tsc();
     }
+    if (!touched_.empty()) wake_touched();
     if (n > 0) {
       idle.busy();
       continue;
@@ -103,10 +110,45 @@ DispatchTotals Dispatcher::run(std::span<Source* const> sources) {
     if (exhausted) break;
     was_idle = true;
     if (monitor_) monitor_->poll(now);
-    idle.pause(now);
+    if (idle.pause(now)) {
+      sleep_or_yield(sources, last);
+      idle.busy();  // after a sleep or a yield, spin a spell again first
+    }
   }
   wait_for_completion();
   return totals;
+}
+
+void Dispatcher::wake_touched() {
+  for (uint32_t w : touched_) workers_[w].parking->wake();
+  touched_.clear();
+}
+
+bool Dispatcher::nothing_in_flight() {
+  for (std::size_t i = 0; i < workers_.size(); ++i) {
+    if (workers_[i].counters->finished.load(std::memory_order_acquire) != assigned_[i]) return false;
+  }
+  return true;
+}
+
+void Dispatcher::sleep_or_yield(std::span<Source* const> sources, uint64_t& last) {
+  // A monitor mechanism needs the dispatcher awake while any request runs; clock probes
+  // do not, and sources whose completions need the dispatcher ring its doorbell.
+  if (monitor_ != nullptr && !nothing_in_flight()) {
+    IdleBackoff::yield();
+    return;
+  }
+  switch (sleep_->try_sleep(sources)) {
+    case DispatcherSleep::Outcome::kSlept:
+      last = read_tsc();  // asleep by choice: not a host stall
+      break;
+    case DispatcherSleep::Outcome::kSoon:
+      cpu_relax();
+      break;
+    case DispatcherSleep::Outcome::kCannot:
+      IdleBackoff::yield();
+      break;
+  }
 }
 
 void Dispatcher::wait_for_completion() {

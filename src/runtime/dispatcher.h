@@ -8,7 +8,9 @@
 #include <span>
 #include <vector>
 
+#include "core/idle_backoff.h"
 #include "policy/dispatch_policy.h"
+#include "runtime/dispatcher_sleep.h"
 #include "runtime/request.h"
 #include "runtime/source.h"
 #include "runtime/worker.h"
@@ -46,8 +48,12 @@ class Dispatcher {
   // With a monitor, the dispatcher ends the workers' quanta in its idle time (while no
   // source has a request and while it waits for the last completions).
   void set_monitor(QuantumMonitor* monitor) { monitor_ = monitor; }
-  // Idle iterations yield the CPU instead of spinning (RuntimeConfig::idle_yield).
-  void set_idle_yield(bool on) { idle_yield_ = on; }
+  // What idle iterations do (RuntimeConfig::idle). Block mode needs `sleep`, which must
+  // outlive the dispatcher, and the workers' parking spots in their ports.
+  void set_idle(IdleMode mode, DispatcherSleep* sleep) {
+    idle_mode_ = mode;
+    sleep_ = sleep;
+  }
   const StallLog& stalls() const { return stalls_; }
 
  private:
@@ -55,6 +61,12 @@ class Dispatcher {
   // Returns whether it had to wait for room in a ring (a gap the dispatcher explains).
   bool dispatch(Request& request, DispatchTotals& totals);
   void wait_for_completion();
+  // Block mode: wakes the workers this batch pushed to.
+  void wake_touched();
+  // Every request handed out has finished (re-reads the workers' counters).
+  bool nothing_in_flight();
+  // Block mode, past the idle spell: sleep, or yield when that is not possible.
+  void sleep_or_yield(std::span<Source* const> sources, uint64_t& last);
 
   std::span<const WorkerPort> workers_;
   DispatchPolicy& policy_;
@@ -62,7 +74,9 @@ class Dispatcher {
   std::vector<WorkerLoad> loads_;
   std::vector<uint64_t> assigned_;
   QuantumMonitor* monitor_ = nullptr;
-  bool idle_yield_ = false;
+  IdleMode idle_mode_ = IdleMode::kSpin;
+  DispatcherSleep* sleep_ = nullptr;
+  std::vector<uint32_t> touched_;  // block mode: workers pushed to in this batch
   StallLog& stalls_;
 };
 

@@ -68,6 +68,12 @@ class MpmcQueue {
   }
 
   std::size_t capacity() const { return mask_ + 1; }
+  // The only consumer: whether the next cell holds nothing published (a push that has
+  // claimed its cell but not yet filled it counts as not there).
+  bool looks_empty() const {
+    const std::size_t pos = head_.load(std::memory_order_relaxed);
+    return cells_[pos & mask_].sequence.load(std::memory_order_acquire) != pos + 1;
+  }
   // Exact only while no push or pop is under way (e.g. once producers are known to be
   // done, asked by the only consumer).
   bool empty_when_quiet() const {

@@ -114,6 +114,8 @@ struct Runtime::Parts {
   std::vector<std::unique_ptr<PinnedThread>> worker_threads;
   std::vector<WorkerPort> ports;
   std::vector<CentralPort> central_ports;
+  Doorbell wake;                            // rung at stop
+  std::unique_ptr<DispatcherSleep> sleep;   // --idle block
   std::unique_ptr<DispatchPolicy> dispatch_policy;
   std::unique_ptr<Dispatcher> dispatcher;
   std::unique_ptr<CentralDispatcher> central_dispatcher;
@@ -170,7 +172,7 @@ Runtime::Runtime(const RuntimeConfig& config, const quanta_app& app)
   wc.backstop_cycles = ns_to_cycles(config.backstop_us * 1000.0);
   wc.class_count = config.class_count;
   wc.stall_threshold_cycles = ns_to_cycles(config.stall_threshold_us * 1000.0);
-  wc.idle_yield = config.idle_yield;
+  wc.idle = config.idle;
   if (central) {
     // As many requests in the system at once as the two-level runtime admits.
     p.central_slots = std::make_unique<CentralSlots>(config.task_slots * workers_, wc.stack_bytes, app);
@@ -253,6 +255,7 @@ void Runtime::start(const std::string& app_config) {
     if (p.central_slots) p.central_ports.push_back(w->central_port());
   }
   p.monitor = make_monitor(p.ports, p.worker_config);
+  if (config_.idle == IdleMode::kBlock) p.sleep = std::make_unique<DispatcherSleep>(p.wake, sources_.size());
   if (p.central_slots) {
     CentralQueues queues;
     const std::size_t queue_count = p.spec.kind == DispatchSpec::Kind::kSteal ? workers_ : 1;
@@ -264,12 +267,12 @@ void Runtime::start(const std::string& app_config) {
         p.worker_config.quantum_cycles, config_.class_count, config_.on_full, config_.seed, *p.dispatcher_stalls);
     p.central_dispatcher->watch_stalls(p.all_stalls);
     p.central_dispatcher->set_monitor(p.monitor.get());
-    p.central_dispatcher->set_idle_yield(config_.idle_yield);
+    p.central_dispatcher->set_idle(config_.idle, p.sleep.get());
   } else {
     p.dispatch_policy = make_dispatch_policy(config_.dispatch_policy, config_.seed);
     p.dispatcher = std::make_unique<Dispatcher>(p.ports, *p.dispatch_policy, config_.on_full, *p.dispatcher_stalls);
     p.dispatcher->set_monitor(p.monitor.get());
-    p.dispatcher->set_idle_yield(config_.idle_yield);
+    p.dispatcher->set_idle(config_.idle, p.sleep.get());
   }
   try {
     p.dispatcher_thread = std::make_unique<PinnedThread>(p.cpus[0], [this] {
@@ -289,6 +292,7 @@ void Runtime::start(const std::string& app_config) {
 
 RuntimeResult Runtime::stop() {
   for (Source* s : sources_) s->close();
+  parts_->wake.ring_always();  // a dispatcher asleep (--idle block) sees the sources closed
   return finish();
 }
 
@@ -319,8 +323,10 @@ RuntimeResult Runtime::finish() {
     r.signal_switches += w.totals().signals.switched;
     r.signals_deferred += w.totals().signals.deferred;
     r.migrations += w.totals().migrations;
+    r.worker_sleeps += w.totals().sleeps;
   }
   if (p.monitor) r.monitor_actions = p.monitor->actions();
+  if (p.sleep) r.dispatcher_sleeps = p.sleep->sleeps();
   if (p.central_dispatcher) {
     const CentralTotals& central = p.central_dispatcher->totals();
     r.requeued = central.requeued;

@@ -37,8 +37,8 @@ struct RuntimeConfig {
   // More workers than free CPUs (they then share CPUs with each other and the dispatcher):
   // for correctness tests of multi-worker behaviour on small machines, not for measurement.
   bool oversubscribe = false;
-  // Idle loops give the CPU away (sched_yield) instead of spinning: --idle yield.
-  bool idle_yield = false;
+  // What idle loops do: spin, yield the CPU, or sleep until there is work (--idle).
+  IdleMode idle = IdleMode::kSpin;
 };
 
 // What a run measured, summed over the workers and the dispatcher.

@@ -50,6 +50,9 @@ class SpscRing {
     return true;
   }
 
+  // The consumer: whether the ring holds nothing now (reads the producer's index afresh).
+  bool looks_empty() const { return consumer_.head == tail_.value.load(std::memory_order_acquire); }
+
   std::size_t capacity() const { return mask_ + 1; }
 
  private:

@@ -94,6 +94,18 @@ uint64_t Worker::idle_tick(uint64_t last) {
   return now;
 }
 
+template <typename HasWork>
+uint64_t Worker::park(HasWork has_work) {
+  parking_.announce();
+  if (has_work() || stop_.load(std::memory_order_acquire)) {
+    parking_.withdraw();
+  } else {
+    parking_.sleep();
+    ++totals_.sleeps;
+  }
+  return read_tsc();
+}
+
 void Worker::note_late_yield(bool done, uint64_t deadline, uint64_t stop) {
   // Clock probes sit a bounded distance apart, so a task preempted by one stops within
   // a few hundred ns of the deadline. Stopping much later means the CPU was away (or
@@ -142,7 +154,7 @@ void Worker::run() {
 
 void Worker::run_local(uint64_t now) {
   bool idle = true;
-  IdleBackoff backoff(config_.idle_yield);
+  IdleBackoff backoff(config_.idle);
   for (;;) {
     admit_arrivals();
     const std::optional<TaskId> next = policy_->pick();
@@ -154,7 +166,12 @@ void Worker::run_local(uint64_t now) {
         now = idle_tick(now);
         continue;
       }
-      backoff.pause(now);
+      if (backoff.pause(now)) {
+        // No task at all (pick() found none): the ring is the only way work comes.
+        now = park([this] { return !ring_.looks_empty(); });
+        backoff.busy();
+        continue;
+      }
       now = idle_tick(now);
       continue;
     }
@@ -188,14 +205,18 @@ void Worker::run_local(uint64_t now) {
 void Worker::run_central(uint64_t now) {
   CentralSlots& slots = *config_.central_slots;
   bool idle = true;
-  IdleBackoff backoff(config_.idle_yield);
+  IdleBackoff backoff(config_.idle);
   for (;;) {
     uint32_t id = 0;
     if (!inbox_->try_pop(id)) {
       // The dispatcher stops workers only once every slot it handed out came back.
       if (stop_.load(std::memory_order_acquire)) break;
       idle = true;
-      backoff.pause(now);
+      if (backoff.pause(now)) {
+        now = park([this] { return !inbox_->looks_empty(); });
+        backoff.busy();
+        continue;
+      }
       now = idle_tick(now);
       continue;
     }

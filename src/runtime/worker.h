@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "core/idle_backoff.h"
+#include "core/parking_spot.h"
 #include "core/stack_pool.h"
 #include "core/task.h"
 #include "policy/local_policy.h"
@@ -37,7 +39,7 @@ struct WorkerConfig {
   uint64_t backstop_cycles = 0;    // hybrid: the signal comes this long into a quantum
   std::size_t class_count = 1;
   uint64_t stall_threshold_cycles = UINT64_MAX;  // an idle-loop gap above this is a host stall
-  bool idle_yield = false;                        // idle loops yield the CPU instead of spinning
+  IdleMode idle = IdleMode::kSpin;                // what idle loops do (core/idle_backoff.h)
   // Centralized dispatch (central, jbsq:K, steal): the worker runs slots of this shared
   // table that the dispatcher hands it, one quantum each, and hands them back. Null: the
   // worker admits requests from its ring and keeps them until they finish (two-level).
@@ -51,6 +53,7 @@ struct WorkerPort {
   const WorkerCounters* counters;
   PreemptFlagLine* flag = nullptr;  // written when the dispatcher is also the monitor
   int tid = 0;                       // the worker's kernel thread id, for signals
+  ParkingSpot* parking = nullptr;    // --idle block: wake the worker after pushing to its ring
 };
 
 // What a centralized dispatcher sees of one worker: where it sends slots to run, and
@@ -58,6 +61,7 @@ struct WorkerPort {
 struct CentralPort {
   SpscRing<uint32_t>* inbox;
   SpscRing<SlotReturn>* outbox;
+  ParkingSpot* parking = nullptr;    // --idle block: wake the worker after pushing to its inbox
 };
 
 struct WorkerTotals {
@@ -65,6 +69,7 @@ struct WorkerTotals {
   uint64_t app_errors = 0;         // responses with a non-zero status
   uint64_t unbalanced_disables = 0;// handlers that returned with preemption still disabled
   uint64_t completed = 0;
+  uint64_t sleeps = 0;             // --idle block: times it slept until work came
   SignalCounters signals;          // this worker thread's preemption-signal handler runs
   uint64_t migrations = 0;         // central: quanta of a task whose previous quantum ran elsewhere
 };
@@ -76,15 +81,18 @@ class Worker {
   // The thread body. Returns once request_stop() was called and every admitted request
   // has finished (after the app's teardown_worker), or at once if setup_worker failed.
   void run();
-  void request_stop() { stop_.store(true, std::memory_order_release); }
+  void request_stop() {
+    stop_.store(true, std::memory_order_release);
+    parking_.wake();
+  }
 
   enum class State : int { kStarting, kReady, kSetupFailed };
   State state() const { return state_.load(std::memory_order_acquire); }
 
   // Valid once state() is kReady (the thread id is known then).
-  WorkerPort port() { return {&ring_, &counters_, &flag_, tid_}; }
+  WorkerPort port() { return {&ring_, &counters_, &flag_, tid_, parking()}; }
   // Valid with WorkerConfig::central_slots.
-  CentralPort central_port() { return {inbox_.get(), outbox_.get()}; }
+  CentralPort central_port() { return {inbox_.get(), outbox_.get(), parking()}; }
   const WorkerCounters& counters() const { return counters_; }
   const RequestRecorder& recorded() const { return recorder_; }
   const WorkerTotals& totals() const { return totals_; }
@@ -118,6 +126,12 @@ class Worker {
   void note_late_yield(bool done, uint64_t deadline, uint64_t stop);
   // The clock read of an idle loop iteration, noting a host stall since `last`.
   uint64_t idle_tick(uint64_t last);
+  // Block mode, past the idle spell: sleeps until the dispatcher pushes work or the
+  // runtime stops, unless `has_work` (checked after announcing the sleep) says there is
+  // some. Returns the clock after it (the sleep is not a host stall).
+  template <typename HasWork>
+  uint64_t park(HasWork has_work);
+  ParkingSpot* parking() { return config_.idle == IdleMode::kBlock ? &parking_ : nullptr; }
 
   int index_;
   WorkerConfig config_;
@@ -142,6 +156,7 @@ class Worker {
   uint64_t current_quanta_ = 0;
   std::atomic<bool> stop_{false};
   std::atomic<State> state_{State::kStarting};
+  alignas(kCacheLine) ParkingSpot parking_;  // written by the dispatcher only to wake it
 };
 
 }  // namespace quanta

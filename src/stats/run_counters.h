@@ -25,6 +25,8 @@ struct RunCounters {
   uint64_t signals_received = 0;    // preemption-signal handler runs on the workers
   uint64_t signal_switches = 0;     // ... that switched away from the task
   uint64_t signals_deferred = 0;    // ... that left a pending preemption (unsafe code)
+  uint64_t dispatcher_sleeps = 0;   // --idle block: times the dispatcher slept in epoll_wait
+  uint64_t worker_sleeps = 0;       // ... and the workers on their futex
   // Centralized dispatch (central, jbsq:K, steal) only.
   uint64_t migrations = 0;          // quanta of a task whose previous quantum ran on another worker
   uint64_t requeued = 0;            // preempted quanta sent back to the central queue

@@ -3,6 +3,7 @@
 // completion (by polling, or by callback), stop it; and every misuse gets its error code
 // and a message. Counts and ordering only, never timings.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cstring>
@@ -205,6 +206,54 @@ TEST(RuntimeApi, CompletionCallbackSeesEveryRequestFromSeveralSubmitters) {
   quanta_runtime_destroy(rt);
 }
 
+// idle = "block": between requests the runtime's threads sleep (the dispatcher in
+// epoll_wait on the submissions' doorbell, the workers on their futex); every submit wakes
+// them, whatever the dispatch and the mechanism, and a stop wakes a sleeping dispatcher.
+class BlockIdle : public ::testing::TestWithParam<std::pair<const char*, const char*>> {};
+
+TEST_P(BlockIdle, EverySubmitAfterAQuietSpellIsServed) {
+  const quanta_app app = test_app();
+  quanta_runtime_options o = small_options();
+  o.idle = "block";
+  o.dispatch_policy = GetParam().first;
+  o.preempt = GetParam().second;
+  quanta_runtime* rt = nullptr;
+  ASSERT_EQ(quanta_runtime_start(&o, &app, nullptr, &rt), QUANTA_OK) << quanta_last_error();
+  constexpr int kRounds = 40;
+  int served = 0;
+  for (int i = 0; i < kRounds; ++i) {
+    // Odd rounds: a request that runs many quanta (the monitor mechanisms need the
+    // dispatcher awake for it); even ones: an echo.
+    const uint64_t cycles = 200000;
+    const int cls = i % 2;
+    ASSERT_EQ(quanta_runtime_submit(rt, &cycles, sizeof cycles, cls, i), QUANTA_OK) << quanta_last_error();
+    quanta_completion c;
+    int got = 0;
+    while ((got = quanta_runtime_poll(rt, &c, 1)) == 0) std::this_thread::yield();
+    ASSERT_EQ(got, 1);
+    EXPECT_EQ(c.cookie, static_cast<uint64_t>(i));
+    ++served;
+    usleep(1000);  // quiet: the runtime goes to sleep
+  }
+  usleep(2000);
+  quanta_run_stats stats;
+  ASSERT_EQ(quanta_runtime_stop(rt, &stats), QUANTA_OK) << quanta_last_error();
+  EXPECT_EQ(served, kRounds);
+  EXPECT_EQ(stats.completed, static_cast<uint64_t>(kRounds));
+  quanta_runtime_destroy(rt);
+}
+
+INSTANTIATE_TEST_SUITE_P(DispatchAndMechanism, BlockIdle,
+                         ::testing::Values(std::pair{"jsq-msq", "clock"}, std::pair{"jsq-msq", "flag"},
+                                           std::pair{"jbsq:2", "signal"}, std::pair{"central", "clock"}),
+                         [](const auto& info) {
+                           std::string name = std::string(info.param.first) + "_" + info.param.second;
+                           for (char& ch : name) {
+                             if (ch == ':' || ch == '-') ch = '_';
+                           }
+                           return name;
+                         });
+
 TEST(RuntimeApi, MisuseGetsAnErrorCodeAndAMessage) {
   const quanta_app app = test_app();
   quanta_runtime_options o = small_options();
@@ -238,6 +287,7 @@ TEST(RuntimeApi, MisuseGetsAnErrorCodeAndAMessage) {
       {[](quanta_runtime_options& x) { x.stack_kib = 1; }, "stack"},
       {[](quanta_runtime_options& x) { x.max_in_flight = 0; }, "max_in_flight"},
       {[](quanta_runtime_options& x) { x.class_count = 0; }, "class_count"},
+      {[](quanta_runtime_options& x) { x.idle = "nap"; }, "idle"},
       {[](quanta_runtime_options& x) { x.workers = 100000; }, "workers"},
       {[](quanta_runtime_options& x) { x.dispatcher_cpu = 4000; }, "dispatcher_cpu"},
       {[](quanta_runtime_options& x) { x.dispatcher_works = 1; }, "dispatcher-works"},

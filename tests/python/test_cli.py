@@ -151,14 +151,27 @@ def test_calibrate_rejects_bad_options(run_quanta):
     assert proc.returncode == 2 and "--flag-samples" in proc.stderr
 
 
+@pytest.mark.parametrize("idle", ["yield", "block"])
 @pytest.mark.parametrize("dispatch", ["jsq-msq", "central"])
-def test_idle_yield_serves_every_request(run_json, dispatch):
+def test_idle_modes_serve_every_request(run_json, dispatch, idle):
     # Yielding idle threads still see every request (a yield returns at once when nothing
-    # else wants the CPU); the report says which idle mode ran.
-    out = run_json("run", "--idle", "yield", "--dispatch", dispatch, "--workload", "bimodal:90:1:50", "--load", "0.5",
+    # else wants the CPU); blocking ones sleep until the next arrival is near and are woken
+    # by each hand-over. The report says which idle mode ran.
+    out = run_json("run", "--idle", idle, "--dispatch", dispatch, "--workload", "bimodal:90:1:50", "--load", "0.5",
                    "--duration-s", "0.2")
-    assert out["config"]["idle"] == "yield"
+    assert out["config"]["idle"] == idle
     assert out["requests"]["generated"] == out["requests"]["completed"] > 0
+
+
+def test_idle_block_sleeps_at_a_low_rate(run_json):
+    # 1 us requests at load 0.001: a millisecond between arrivals, and the threads sleep
+    # through most of it.
+    out = run_json("run", "--idle", "block", "--workload", "fixed1", "--load", "0.001", "--duration-s", "0.3")
+    assert out["requests"]["generated"] == out["requests"]["completed"] > 100
+    sleeps = out["runtime"]["idle_sleeps"]
+    assert sleeps["dispatcher"] > 0 and sleeps["workers"] > 0
+    spun = run_json("run", "--workload", "fixed1", "--load", "0.001", "--duration-s", "0.1")
+    assert spun["runtime"]["idle_sleeps"] == {"dispatcher": 0, "workers": 0}
 
 
 def test_central_dispatch_reports_its_counters(run_json):

@@ -10,6 +10,7 @@ import socket
 import struct
 import subprocess
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -524,6 +525,43 @@ def test_memcached_framed_udp_through_kvcache(serve, udp_replies, receive):
     net = report["network"]["udp"]
     assert net["datagrams"] == net["requests"] == net["replies_ok"] == count
     assert net["send_errors"] == 0 and net["bad_datagram_header"] == 0
+
+
+@pytest.mark.parametrize("udp_replies, receive, preempt", [("worker", "recvmmsg", "clock"),
+                                                            ("dispatcher", "recvmmsg", "flag"),
+                                                            ("worker", "io_uring", "clock"),
+                                                            ("dispatcher", "io_uring", "signal")])
+def test_idle_block_sleeps_between_requests_and_misses_none(serve, udp_replies, receive, preempt):
+    # --idle block: between requests the dispatcher sleeps in epoll_wait and the worker on
+    # its futex. Every request after a quiet spell wakes them: over UDP (either receive
+    # method, either reply sender: dispatcher replies ring the dispatcher's bell), over TCP
+    # with in-order pipelining (each completion rings it), and the stop wakes a sleeping
+    # dispatcher.
+    apps = kvcache_app() + "," + kvcache_app().replace("kvcache-clock", "kvcache-flag")
+    server = serve("--app", apps, "--preempt", preempt, "--app-config", "keys=100", "--idle", "block",
+                   "--udp-replies", udp_replies, "--udp-receive", receive)
+    udp, tcp = udp_client(server), tcp_client(server)
+    rounds = 30
+    for i in range(rounds):
+        udp.send(memcached_get(i, i % 100))
+        assert memcached_replies(udp, 1)[i].startswith(b"VALUE key:%010d " % (i % 100))
+        # Three pipelined gets on an in-order connection: each reply lets the next be framed.
+        tcp.sendall(b"".join(b"get key:%010d\r\n" % ((i + k) % 100) for k in range(3)))
+        got = b""
+        while got.count(b"END\r\n") < 3:
+            chunk = tcp.recv(65536)
+            assert chunk, "the server closed the connection"
+            got += chunk
+        assert got.count(b"VALUE ") == 3
+        time.sleep(0.002)  # quiet: both threads go to sleep
+    time.sleep(0.01)
+    report = server.stop()
+    assert report["config"]["idle"] == "block"
+    sleeps = report["runtime"]["idle_sleeps"]
+    assert sleeps["dispatcher"] > 0 and sleeps["workers"] > 0
+    net = report["network"]
+    assert net["udp"]["requests"] == net["udp"]["replies_ok"] == rounds
+    assert net["tcp"]["replies_ok"] == 3 * rounds
 
 
 @pytest.mark.parametrize("udp_replies", ["worker", "dispatcher"])

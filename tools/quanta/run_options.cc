@@ -79,10 +79,12 @@ void add_runtime_resource_options(CLI::App& cmd, RunConfig& c) {
 
 void add_idle_option(CLI::App& cmd, RunConfig& c) {
   cmd.add_option_function<std::string>(
-         "--idle", [&c](const std::string& v) { c.idle_yield = v == "yield"; },
-         "What the runtime's threads do when idle: spin (default; a request is seen within nanoseconds) or yield "
-         "(sched_yield: the CPU goes to any other runnable thread, e.g. a load generator sharing the machine)")
-      ->check(CLI::IsMember({"spin", "yield"}))
+         "--idle", [&c](const std::string& v) { parse_idle_mode(v, c.idle); },
+         "What the runtime's threads do when idle: spin (default; a request is seen within nanoseconds), yield "
+         "(after 20 us of spinning, sched_yield: the CPU goes to any other runnable thread, e.g. a load generator "
+         "sharing the machine) or block (after 20 us of spinning, sleep in the kernel until work comes: an idle "
+         "server uses no CPU, a request after a quiet spell pays a wake-up)")
+      ->check(CLI::IsMember({"spin", "yield", "block"}))
       ->default_str("spin");
 }
 

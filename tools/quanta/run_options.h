@@ -31,7 +31,7 @@ void add_run_options(CLI::App& command, RunOptions& options, bool simulated = fa
 // The runtime's resources and its stall threshold, the same on every command that builds a
 // runtime (run, sim, serve): --task-slots, --stack-kib, --ring-capacity, --stall-threshold-us.
 void add_runtime_resource_options(CLI::App& command, RunConfig& config);
-// --idle spin|yield (quanta run and quanta serve; the simulator has no idle loop).
+// --idle spin|yield|block (quanta run and quanta serve; the simulator has no idle loop).
 void add_idle_option(CLI::App& command, RunConfig& config);
 
 // One config per (local, dispatch, preempt) combination, in the order given. Throws
