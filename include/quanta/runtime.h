@@ -93,6 +93,7 @@ typedef struct quanta_runtime_options {
   const char* idle;            /* what idle runtime threads do: "spin" (default), "yield" (sched_yield after
                                   20 us), "block" (sleep after 20 us until work comes; a submit then costs
                                   a fence, and a system call when the dispatcher sleeps) */
+  double idle_spin_us;         /* "yield"/"block": how long an idle thread spins first (20; 0: at once) */
 } quanta_runtime_options;
 
 void quanta_runtime_options_init(quanta_runtime_options* options);

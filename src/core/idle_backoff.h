@@ -17,12 +17,13 @@ namespace quanta {
 // milliseconds; each sleep costs a wake-up, microseconds.
 class IdleBackoff {
  public:
-  // How long an idle spell spins before it yields or sleeps: longer than the gaps between
-  // the steps of one request's way through the runtime, far shorter than a time slice.
+  // How long an idle spell spins before it yields or sleeps, by default (--idle-spin-us):
+  // longer than the gaps between the steps of one request's way through the runtime, far
+  // shorter than a time slice.
   static constexpr double kSpinBeforeYieldNs = 20000;
 
-  explicit IdleBackoff(IdleMode mode)
-      : mode_(mode), spin_cycles_(mode == IdleMode::kSpin ? 0 : ns_to_cycles(kSpinBeforeYieldNs)) {}
+  explicit IdleBackoff(IdleMode mode, double spin_ns = kSpinBeforeYieldNs)
+      : mode_(mode), spin_cycles_(mode == IdleMode::kSpin ? 0 : ns_to_cycles(spin_ns)) {}
   // Work was found: the next idle spell starts afresh.
   void busy() { idle_since_ = 0; }
   // One idle iteration at `now` (cycles). Returns true when the thread should now sleep

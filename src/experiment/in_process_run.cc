@@ -40,6 +40,7 @@ RuntimeConfig runtime_config_of(const RunConfig& config, std::size_t class_count
   r.oversubscribe = config.oversubscribe;
   r.stall_threshold_us = config.stall_threshold_us;
   r.idle = config.idle;
+  r.idle_spin_us = config.idle_spin_us;
   return r;
 }
 

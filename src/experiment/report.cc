@@ -93,6 +93,7 @@ json run_to_json(const RunResult& r, const Workload& workload, const char* mode)
               {"dispatcher_works", c.dispatcher_works},
               {"oversubscribe", c.oversubscribe},
               {"idle", idle_mode_name(c.idle)},
+              {"idle_spin_us", c.idle_spin_us},
               {"app", r.app_name},
               {"app_path", c.app_path},
               {"app_config", c.app_config},

@@ -31,6 +31,7 @@ struct RunConfig {
   // for correctness tests of multi-worker behaviour on small machines, not for measurement.
   bool oversubscribe = false;
   IdleMode idle = IdleMode::kSpin;     // --idle
+  double idle_spin_us = 20;            // --idle-spin-us
   double stall_threshold_us = 20;      // a gap a runtime thread's loop cannot explain counts as a host stall
   // The app: a shared object (--app; empty: the built-in spin app) and its configuration.
   std::string app_path;

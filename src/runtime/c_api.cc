@@ -91,6 +91,7 @@ quanta::RuntimeConfig config_of(const quanta_runtime_options& o) {
   c.class_count = o.class_count;
   c.oversubscribe = o.oversubscribe != 0;
   quanta::parse_idle_mode(or_default(o.idle, "spin"), c.idle);  // checked by check_api_options
+  c.idle_spin_us = o.idle_spin_us;
   c.on_full = quanta::FullRingAction::kWait;  // the API bounds requests by max_in_flight instead
   return c;
 }
@@ -141,6 +142,7 @@ void quanta_runtime_options_init(quanta_runtime_options* o) {
   o->max_response_bytes = kDefaultMaxBytes;
   o->class_count = 1;
   o->idle = "spin";
+  o->idle_spin_us = 20;
 }
 
 int quanta_runtime_start(const quanta_runtime_options* options, const quanta_app* app, const char* config,

@@ -144,7 +144,7 @@ bool CentralDispatcher::admit(Request& request, DispatchTotals& totals) {
 
 DispatchTotals CentralDispatcher::run(std::span<Source* const> sources) {
   DispatchTotals totals;
-  IdleBackoff idle(idle_mode_);
+  IdleBackoff idle(idle_mode_, idle_spin_ns_);
   const uint64_t late_cycles = ns_to_cycles(1000);
   constexpr uint32_t kBatch = 32;
   Request* batch[kBatch];

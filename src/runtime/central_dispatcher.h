@@ -72,8 +72,9 @@ class CentralDispatcher {
   DispatchTotals run(std::span<Source* const> sources);
   void set_monitor(QuantumMonitor* monitor) { monitor_ = monitor; }
   // What idle iterations do (RuntimeConfig::idle); block mode needs `sleep`.
-  void set_idle(IdleMode mode, DispatcherSleep* sleep) {
+  void set_idle(IdleMode mode, double spin_ns, DispatcherSleep* sleep) {
     idle_mode_ = mode;
+    idle_spin_ns_ = spin_ns;
     sleep_ = sleep;
   }
 
@@ -120,6 +121,7 @@ class CentralDispatcher {
   CentralTotals totals_;
   QuantumMonitor* monitor_ = nullptr;
   IdleMode idle_mode_ = IdleMode::kSpin;
+  double idle_spin_ns_ = IdleBackoff::kSpinBeforeYieldNs;
   DispatcherSleep* sleep_ = nullptr;
 };
 

@@ -80,7 +80,7 @@ DispatchTotals Dispatcher::run(std::span<Source* const> sources) {
   Request* batch[kBatch];
   uint32_t since_refresh = kRefreshEveryWhenBusy;
   bool was_idle = true;
-  IdleBackoff idle(idle_mode_);
+  IdleBackoff idle(idle_mode_, idle_spin_ns_);
   touched_.reserve(workers_.size());
   uint64_t last = read_tsc();
   for (;;) {

@@ -50,8 +50,9 @@ class Dispatcher {
   void set_monitor(QuantumMonitor* monitor) { monitor_ = monitor; }
   // What idle iterations do (RuntimeConfig::idle). Block mode needs `sleep`, which must
   // outlive the dispatcher, and the workers' parking spots in their ports.
-  void set_idle(IdleMode mode, DispatcherSleep* sleep) {
+  void set_idle(IdleMode mode, double spin_ns, DispatcherSleep* sleep) {
     idle_mode_ = mode;
+    idle_spin_ns_ = spin_ns;
     sleep_ = sleep;
   }
   const StallLog& stalls() const { return stalls_; }
@@ -75,6 +76,7 @@ class Dispatcher {
   std::vector<uint64_t> assigned_;
   QuantumMonitor* monitor_ = nullptr;
   IdleMode idle_mode_ = IdleMode::kSpin;
+  double idle_spin_ns_ = IdleBackoff::kSpinBeforeYieldNs;
   DispatcherSleep* sleep_ = nullptr;
   std::vector<uint32_t> touched_;  // block mode: workers pushed to in this batch
   StallLog& stalls_;

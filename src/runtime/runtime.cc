@@ -131,6 +131,7 @@ Runtime::Runtime(const RuntimeConfig& config, const quanta_app& app)
   if (app.handle_request == nullptr) bad("app", "'" + std::string(app.name ? app.name : "?") + "' has no handle_request");
   check_range("--quantum-us", config.quantum_us, 1e-3, 1e9);
   check_range("--backstop-us", config.backstop_us, 1e-3, 1e9);
+  check_range("--idle-spin-us", config.idle_spin_us, 0, 1e6);
   check_range("--task-slots", config.task_slots, 1, 65536);
   check_range("--stack-kib", config.stack_kib, 16, 65536);
   check_range("--ring-capacity", config.ring_capacity, 2, 1u << 24);
@@ -173,6 +174,7 @@ Runtime::Runtime(const RuntimeConfig& config, const quanta_app& app)
   wc.class_count = config.class_count;
   wc.stall_threshold_cycles = ns_to_cycles(config.stall_threshold_us * 1000.0);
   wc.idle = config.idle;
+  wc.idle_spin_ns = config.idle_spin_us * 1000.0;
   if (central) {
     // As many requests in the system at once as the two-level runtime admits.
     p.central_slots = std::make_unique<CentralSlots>(config.task_slots * workers_, wc.stack_bytes, app);
@@ -267,12 +269,12 @@ void Runtime::start(const std::string& app_config) {
         p.worker_config.quantum_cycles, config_.class_count, config_.on_full, config_.seed, *p.dispatcher_stalls);
     p.central_dispatcher->watch_stalls(p.all_stalls);
     p.central_dispatcher->set_monitor(p.monitor.get());
-    p.central_dispatcher->set_idle(config_.idle, p.sleep.get());
+    p.central_dispatcher->set_idle(config_.idle, config_.idle_spin_us * 1000.0, p.sleep.get());
   } else {
     p.dispatch_policy = make_dispatch_policy(config_.dispatch_policy, config_.seed);
     p.dispatcher = std::make_unique<Dispatcher>(p.ports, *p.dispatch_policy, config_.on_full, *p.dispatcher_stalls);
     p.dispatcher->set_monitor(p.monitor.get());
-    p.dispatcher->set_idle(config_.idle, p.sleep.get());
+    p.dispatcher->set_idle(config_.idle, config_.idle_spin_us * 1000.0, p.sleep.get());
   }
   try {
     p.dispatcher_thread = std::make_unique<PinnedThread>(p.cpus[0], [this] {

@@ -39,6 +39,7 @@ struct RuntimeConfig {
   bool oversubscribe = false;
   // What idle loops do: spin, yield the CPU, or sleep until there is work (--idle).
   IdleMode idle = IdleMode::kSpin;
+  double idle_spin_us = 20;          // yield/block: how long an idle spell spins first
 };
 
 // What a run measured, summed over the workers and the dispatcher.

@@ -154,7 +154,7 @@ void Worker::run() {
 
 void Worker::run_local(uint64_t now) {
   bool idle = true;
-  IdleBackoff backoff(config_.idle);
+  IdleBackoff backoff(config_.idle, config_.idle_spin_ns);
   for (;;) {
     admit_arrivals();
     const std::optional<TaskId> next = policy_->pick();
@@ -205,7 +205,7 @@ void Worker::run_local(uint64_t now) {
 void Worker::run_central(uint64_t now) {
   CentralSlots& slots = *config_.central_slots;
   bool idle = true;
-  IdleBackoff backoff(config_.idle);
+  IdleBackoff backoff(config_.idle, config_.idle_spin_ns);
   for (;;) {
     uint32_t id = 0;
     if (!inbox_->try_pop(id)) {

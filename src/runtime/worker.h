@@ -40,6 +40,7 @@ struct WorkerConfig {
   std::size_t class_count = 1;
   uint64_t stall_threshold_cycles = UINT64_MAX;  // an idle-loop gap above this is a host stall
   IdleMode idle = IdleMode::kSpin;                // what idle loops do (core/idle_backoff.h)
+  double idle_spin_ns = IdleBackoff::kSpinBeforeYieldNs;  // ... spinning this long first
   // Centralized dispatch (central, jbsq:K, steal): the worker runs slots of this shared
   // table that the dispatcher hands it, one quantum each, and hands them back. Null: the
   // worker admits requests from its ring and keeps them until they finish (two-level).

@@ -288,6 +288,7 @@ TEST(RuntimeApi, MisuseGetsAnErrorCodeAndAMessage) {
       {[](quanta_runtime_options& x) { x.max_in_flight = 0; }, "max_in_flight"},
       {[](quanta_runtime_options& x) { x.class_count = 0; }, "class_count"},
       {[](quanta_runtime_options& x) { x.idle = "nap"; }, "idle"},
+      {[](quanta_runtime_options& x) { x.idle_spin_us = -1; }, "idle-spin-us"},
       {[](quanta_runtime_options& x) { x.workers = 100000; }, "workers"},
       {[](quanta_runtime_options& x) { x.dispatcher_cpu = 4000; }, "dispatcher_cpu"},
       {[](quanta_runtime_options& x) { x.dispatcher_works = 1; }, "dispatcher-works"},

@@ -48,6 +48,8 @@ def test_no_command_is_a_usage_error(run_quanta):
         (["--dispatch", "central", "--dispatcher-works", "--preempt", "flag"], "--dispatcher-works"),
         (["--max-load", "untouched:p99-us<=3"], "untouched:p99-us<=3"),  # the prefix, then no class
         (["--idle", "sleep"], "--idle"),
+        (["--idle", "block", "--idle-spin-us", "-1"], "--idle-spin-us"),
+        (["--idle-spin-us", "nan"], "--idle-spin-us"),
     ],
 )
 def test_bad_input_exits_2_naming_the_option(run_quanta, args, named):
@@ -163,10 +165,13 @@ def test_idle_modes_serve_every_request(run_json, dispatch, idle):
     assert out["requests"]["generated"] == out["requests"]["completed"] > 0
 
 
-def test_idle_block_sleeps_at_a_low_rate(run_json):
+@pytest.mark.parametrize("spin_us", ["0", "20"])
+def test_idle_block_sleeps_at_a_low_rate(run_json, spin_us):
     # 1 us requests at load 0.001: a millisecond between arrivals, and the threads sleep
-    # through most of it.
-    out = run_json("run", "--idle", "block", "--workload", "fixed1", "--load", "0.001", "--duration-s", "0.3")
+    # through most of it (at once with --idle-spin-us 0).
+    out = run_json("run", "--idle", "block", "--idle-spin-us", spin_us, "--workload", "fixed1", "--load", "0.001",
+                   "--duration-s", "0.3")
+    assert out["config"]["idle_spin_us"] == float(spin_us)
     assert out["requests"]["generated"] == out["requests"]["completed"] > 100
     sleeps = out["runtime"]["idle_sleeps"]
     assert sleeps["dispatcher"] > 0 and sleeps["workers"] > 0

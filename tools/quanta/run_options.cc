@@ -86,6 +86,11 @@ void add_idle_option(CLI::App& cmd, RunConfig& c) {
          "server uses no CPU, a request after a quiet spell pays a wake-up)")
       ->check(CLI::IsMember({"spin", "yield", "block"}))
       ->default_str("spin");
+  cmd.add_option("--idle-spin-us", c.idle_spin_us,
+                 "With --idle yield or block: how long an idle thread spins before it yields or sleeps (0: at once)")
+      ->capture_default_str()
+      ->check(finite_number())
+      ->check(CLI::Range(0.0, 1e6));
 }
 
 void add_run_options(CLI::App& cmd, RunOptions& o, bool simulated) {
