@@ -157,6 +157,8 @@ def main():
                     help="quanta serve --udp-receive")
     ap.add_argument("--quanta-idle", default="spin,yield,block",
                     help="quanta serve's --idle settings to run (each a server of its own)")
+    ap.add_argument("--idle-spin-us", type=float, default=20.0,
+                    help="quanta serve --idle-spin-us (yield and block: spin this long before giving up the CPU)")
     ap.add_argument("--quick", action="store_true", help="two low rates, 0.5 s each: checks the script works")
     ap.add_argument("--out-dir", default=str(ROOT / "experiments" / "results"))
     args = ap.parse_args()
@@ -190,7 +192,7 @@ def main():
     def quanta_command(idle):
         return [quanta, "serve", "--app", server_app, "--app-config", f"keys={args.keys},value_bytes={args.value_bytes}",
                 "--listen", f"tcp://127.0.0.1:{q_port}", "--listen", f"udp://127.0.0.1:{q_port}", "--format", "json",
-                "--idle", idle, "--udp-receive", args.udp_receive]
+                "--idle", idle, "--idle-spin-us", str(args.idle_spin_us), "--udp-receive", args.udp_receive]
     # memcached stays up (it sleeps in epoll when idle, costing the others nothing); quanta's
     # dispatcher and worker spin, so it is started for its own runs only, lest it take the
     # CPUs from memcached's.
@@ -248,7 +250,7 @@ def main():
     result = {
         "what": "memcached (1 thread) vs quanta serve + kvcache, same GETs, same quanta load, interleaved",
         "keys": args.keys, "value_bytes": args.value_bytes, "duration_s": args.duration_s,
-        "max_p99_ms": args.max_p99_ms, "udp_receive": args.udp_receive,
+        "max_p99_ms": args.max_p99_ms, "udp_receive": args.udp_receive, "idle_spin_us": args.idle_spin_us,
         "cpus": os.cpu_count(), "servers": names, "memcached_command": mc_cmd,
         "quanta_commands": {f"quanta-{i}": quanta_command(i) for i in idles},
         "quanta_network_counters": quanta_reports,

@@ -94,6 +94,8 @@ typedef struct quanta_runtime_options {
                                   20 us), "block" (sleep after 20 us until work comes; a submit then costs
                                   a fence, and a system call when the dispatcher sleeps) */
   double idle_spin_us;         /* "yield"/"block": how long an idle thread spins first (20; 0: at once) */
+  int dispatcher_only;         /* no worker threads: the dispatcher runs every request, a quantum at a time
+                                  (needs dispatch_policy "central", preempt "clock" or "none", workers 0) */
 } quanta_runtime_options;
 
 void quanta_runtime_options_init(quanta_runtime_options* options);

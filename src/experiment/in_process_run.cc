@@ -31,6 +31,7 @@ RuntimeConfig runtime_config_of(const RunConfig& config, std::size_t class_count
   r.preempt = config.preempt;
   r.backstop_us = config.backstop_us;
   r.dispatcher_works = config.dispatcher_works;
+  r.dispatcher_only = config.dispatcher_only;
   r.task_slots = config.task_slots;
   r.stack_kib = config.stack_kib;
   r.ring_capacity = config.ring_capacity;

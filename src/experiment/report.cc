@@ -91,6 +91,7 @@ json run_to_json(const RunResult& r, const Workload& workload, const char* mode)
               {"ring_capacity", c.ring_capacity},
               {"on_full", c.on_full},
               {"dispatcher_works", c.dispatcher_works},
+              {"dispatcher_only", c.dispatcher_only},
               {"oversubscribe", c.oversubscribe},
               {"idle", idle_mode_name(c.idle)},
               {"idle_spin_us", c.idle_spin_us},

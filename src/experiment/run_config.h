@@ -27,6 +27,7 @@ struct RunConfig {
   unsigned ring_capacity = 4096;       // per worker
   std::string on_full = "wait";        // wait | drop
   bool dispatcher_works = false;       // central/jbsq: the dispatcher runs requests when workers are full
+  bool dispatcher_only = false;        // quanta serve: no workers, the dispatcher runs every request
   // More workers than free CPUs (they then share CPUs with each other and the dispatcher):
   // for correctness tests of multi-worker behaviour on small machines, not for measurement.
   bool oversubscribe = false;

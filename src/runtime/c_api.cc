@@ -92,6 +92,7 @@ quanta::RuntimeConfig config_of(const quanta_runtime_options& o) {
   c.oversubscribe = o.oversubscribe != 0;
   quanta::parse_idle_mode(or_default(o.idle, "spin"), c.idle);  // checked by check_api_options
   c.idle_spin_us = o.idle_spin_us;
+  c.dispatcher_only = o.dispatcher_only != 0;
   c.on_full = quanta::FullRingAction::kWait;  // the API bounds requests by max_in_flight instead
   return c;
 }

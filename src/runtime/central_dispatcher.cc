@@ -100,6 +100,15 @@ bool CentralDispatcher::hand_out_stealing() {
 }
 
 bool CentralDispatcher::run_own_quantum(uint64_t now) {
+  // With no workers the dispatcher is the only runner: it takes the central queue's next
+  // request for every quantum and puts an unfinished one back, so that its requests share
+  // it as the queue's policy says (ps: round robin), as one worker would share its CPU.
+  const bool only_runner = workers_.empty();
+  if (!own_ && only_runner && queues_.queues[0]->waiting() > 0) {
+    own_ = *queues_.queues[0]->pick();
+    CentralSlot& next = slots_[*own_];
+    next.last_runner = kDispatcherRunner;
+  }
   if (!own_) return false;
   CentralSlot& slot = slots_[*own_];
   // Always a clock deadline, whatever the workers' mechanism and policy: the dispatcher
@@ -107,7 +116,14 @@ bool CentralDispatcher::run_own_quantum(uint64_t now) {
   const bool done = runner_.resume(slot.task, now, now + quantum_cycles_);
   ++slot.quanta;
   ++totals_.dispatcher_quanta;
-  if (!done) return true;
+  if (!done) {
+    if (only_runner) {
+      ++totals_.requeued;
+      queues_.queues[0]->requeue(*own_, slot.task.attained_cycles);
+      own_.reset();
+    }
+    return true;
+  }
   preempt_state().disable_depth = 0;  // a handler that left preemption disabled
   if (slot.request->status != 0) ++totals_.dispatcher_app_errors;
   ++totals_.dispatcher_requests;
@@ -131,7 +147,8 @@ bool CentralDispatcher::admit(Request& request, DispatchTotals& totals) {
   }
   ++totals.dispatched;
   ++in_flight_;
-  if (dispatcher_works_ && !own_ && all_workers_full()) {
+  // With no workers every request queues: run_own_quantum takes them in the policy's order.
+  if (dispatcher_works_ && !workers_.empty() && !own_ && all_workers_full()) {
     slots_[*id].last_runner = kDispatcherRunner;
     own_ = *id;
   } else if (queues_.per_worker()) {

@@ -19,6 +19,11 @@
 // started; this one takes the arriving request, which needs no search of the queue. While
 // the dispatcher runs its quantum, arrivals, returns and the flag monitor wait up to one
 // quantum.
+//
+// With no workers at all (RuntimeConfig::dispatcher_only) the dispatcher is the only
+// runner: every request waits in the central queue, and between polls of its sources the
+// dispatcher runs the queue's next request for a quantum and queues it again if it did not
+// finish, as a worker shares its CPU among its tasks.
 #pragma once
 
 #include <cstdint>

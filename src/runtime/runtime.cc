@@ -91,6 +91,12 @@ StallSummary summarize_stalls(const std::string& thread, int cpu, const StallLog
 }
 
 unsigned resolve_workers(const RuntimeConfig& config) {
+  if (config.dispatcher_only) {
+    if (config.workers != 0 || !config.worker_cpus.empty()) {
+      bad("--dispatcher-only", "runs no workers: leave --workers and worker_cpus unset");
+    }
+    return 0;
+  }
   const unsigned limit = max_workers();
   const unsigned workers = config.workers ? config.workers : limit;
   if (!config.worker_cpus.empty() && config.workers != 0 && config.worker_cpus.size() != config.workers) {
@@ -145,6 +151,12 @@ Runtime::Runtime(const RuntimeConfig& config, const quanta_app& app)
   // steal runs on the centralized machinery too, with a queue per worker.
   const bool central = steal || p.spec.kind == DispatchSpec::Kind::kCentral || p.spec.kind == DispatchSpec::Kind::kJbsq;
   if (config.dispatcher_works && (steal || !central)) bad("--dispatcher-works", "needs --dispatch central or jbsq:K");
+  if (config.dispatcher_only && p.spec.kind != DispatchSpec::Kind::kCentral) {
+    bad("--dispatcher-only", "needs --dispatch central: there are no workers to choose among");
+  }
+  if (config.dispatcher_only && mechanism != PreemptMechanism::kClock && mechanism != PreemptMechanism::kNone) {
+    bad("--dispatcher-only", "needs --preempt clock or none: the dispatcher ends its own quanta with clock probes");
+  }
   if (config.dispatcher_works && mechanism != PreemptMechanism::kClock && mechanism != PreemptMechanism::kHybrid) {
     bad("--dispatcher-works", "needs --preempt clock or hybrid: the dispatcher stops its own request with clock probes");
   }
@@ -177,7 +189,9 @@ Runtime::Runtime(const RuntimeConfig& config, const quanta_app& app)
   wc.idle_spin_ns = config.idle_spin_us * 1000.0;
   if (central) {
     // As many requests in the system at once as the two-level runtime admits.
-    p.central_slots = std::make_unique<CentralSlots>(config.task_slots * workers_, wc.stack_bytes, app);
+    // Dispatcher only: one thread's worth of slots.
+    p.central_slots =
+        std::make_unique<CentralSlots>(config.task_slots * std::max(workers_, 1u), wc.stack_bytes, app);
     wc.central_slots = p.central_slots.get();
     wc.central_depth = p.spec.kind == DispatchSpec::Kind::kJbsq ? p.spec.depth : 1;
   }
@@ -265,7 +279,8 @@ void Runtime::start(const std::string& app_config) {
       queues.queues.push_back(make_local_policy(config_.local_policy, p.central_slots->capacity()));
     }
     p.central_dispatcher = std::make_unique<CentralDispatcher>(
-        p.central_ports, *p.central_slots, std::move(queues), p.worker_config.central_depth, config_.dispatcher_works,
+        p.central_ports, *p.central_slots, std::move(queues), p.worker_config.central_depth,
+        config_.dispatcher_works || config_.dispatcher_only,
         p.worker_config.quantum_cycles, config_.class_count, config_.on_full, config_.seed, *p.dispatcher_stalls);
     p.central_dispatcher->watch_stalls(p.all_stalls);
     p.central_dispatcher->set_monitor(p.monitor.get());

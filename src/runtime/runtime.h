@@ -27,6 +27,10 @@ struct RuntimeConfig {
   std::string preempt = "clock";     // clock | flag | signal | hybrid | none
   double backstop_us = 100;          // hybrid: signal a task still running after this
   bool dispatcher_works = false;     // central/jbsq: the dispatcher runs requests when workers are full
+  // No worker threads: the dispatcher runs every request itself between polls of its
+  // sources, one quantum at a time, in the order of its central queue's policy. One CPU
+  // (a server like memcached -t 1). Needs central dispatch and clock probes (or none).
+  bool dispatcher_only = false;
   unsigned task_slots = 64;          // per worker
   unsigned stack_kib = 64;
   unsigned ring_capacity = 4096;     // per worker

@@ -243,6 +243,36 @@ TEST_P(BlockIdle, EverySubmitAfterAQuietSpellIsServed) {
   quanta_runtime_destroy(rt);
 }
 
+// dispatcher_only: one thread runs everything. Short requests submitted behind a long one
+// finish first (ps shares the dispatcher's thread among them), and all finish.
+TEST(RuntimeApi, DispatcherOnlySharesItsThreadAmongItsRequests) {
+  const quanta_app app = test_app();
+  quanta_runtime_options o = small_options();
+  o.dispatcher_only = 1;
+  o.dispatch_policy = "central";
+  o.idle = "block";
+  quanta_runtime* rt = nullptr;
+  ASSERT_EQ(quanta_runtime_start(&o, &app, nullptr, &rt), QUANTA_OK) << quanta_last_error();
+  const uint64_t long_cycles = 400'000'000;  // ~0.1 s and more: the shorts arrive while it runs
+  ASSERT_EQ(quanta_runtime_submit(rt, &long_cycles, sizeof long_cycles, 1, 999), QUANTA_OK) << quanta_last_error();
+  constexpr int kShort = 10;
+  for (int i = 0; i < kShort; ++i) {
+    ASSERT_EQ(quanta_runtime_submit(rt, "ab", 2, 0, i), QUANTA_OK) << quanta_last_error();
+  }
+  std::vector<uint64_t> order;
+  quanta_completion c;
+  while (order.size() < kShort + 1) {
+    const int got = quanta_runtime_poll(rt, &c, 1);
+    ASSERT_GE(got, 0) << quanta_last_error();
+    if (got == 1) order.push_back(c.cookie);
+  }
+  EXPECT_EQ(order.back(), 999u) << "the long request finishes last";
+  quanta_run_stats stats;
+  ASSERT_EQ(quanta_runtime_stop(rt, &stats), QUANTA_OK) << quanta_last_error();
+  EXPECT_EQ(stats.completed, static_cast<uint64_t>(kShort + 1));
+  quanta_runtime_destroy(rt);
+}
+
 INSTANTIATE_TEST_SUITE_P(DispatchAndMechanism, BlockIdle,
                          ::testing::Values(std::pair{"jsq-msq", "clock"}, std::pair{"jsq-msq", "flag"},
                                            std::pair{"jbsq:2", "signal"}, std::pair{"central", "clock"}),
@@ -289,6 +319,12 @@ TEST(RuntimeApi, MisuseGetsAnErrorCodeAndAMessage) {
       {[](quanta_runtime_options& x) { x.class_count = 0; }, "class_count"},
       {[](quanta_runtime_options& x) { x.idle = "nap"; }, "idle"},
       {[](quanta_runtime_options& x) { x.idle_spin_us = -1; }, "idle-spin-us"},
+      {[](quanta_runtime_options& x) { x.dispatcher_only = 1; }, "central"},  // the default jsq-msq
+      {[](quanta_runtime_options& x) {
+         x.dispatcher_only = 1;
+         x.dispatch_policy = "central";
+         x.workers = 1;
+       }, "dispatcher-only"},
       {[](quanta_runtime_options& x) { x.workers = 100000; }, "workers"},
       {[](quanta_runtime_options& x) { x.dispatcher_cpu = 4000; }, "dispatcher_cpu"},
       {[](quanta_runtime_options& x) { x.dispatcher_works = 1; }, "dispatcher-works"},

@@ -564,6 +564,41 @@ def test_idle_block_sleeps_between_requests_and_misses_none(serve, udp_replies, 
     assert net["tcp"]["replies_ok"] == 3 * rounds
 
 
+@pytest.mark.parametrize("local, idle", [("ps", "spin"), ("fcfs", "block")])
+def test_dispatcher_only_serves_udp_and_tcp_on_one_thread(serve, local, idle):
+    # No workers: the dispatcher runs every request itself, and answers each as a worker would.
+    server = serve("--app", echo_app(), "--preempt", "none", "--dispatcher-only", "--local", local, "--idle", idle)
+    payloads = [os.urandom(i % 100) for i in range(200)]
+    replies = udp_round_trips(udp_client(server), payloads)
+    assert [replies[i]["response"] for i in range(len(payloads))] == payloads
+    tcp = tcp_client(server)
+    tcp.sendall(b"".join(request(i, p) for i, p in enumerate(payloads)))
+    assert [r["response"] for r in read_replies(tcp, len(payloads))] == payloads
+    report = server.stop()
+    assert report["config"]["workers"] == 0 and report["config"]["dispatcher_only"] is True
+    assert report["config"]["dispatch"] == "central"
+    assert report["requests"]["completed"] == report["runtime"]["central"]["dispatcher_requests"] == 2 * len(payloads)
+
+
+def test_dispatcher_only_shares_its_thread_so_gets_overtake_a_scan(serve):
+    # A scan of 200000 items takes thousands of 2 us quanta; gets sent behind it are
+    # answered before it, since the dispatcher puts its unfinished request back in the
+    # queue after every quantum (ps).
+    server = serve("--app", kvcache_app(), "--preempt", "clock", "--app-config", "keys=200000", "--dispatcher-only",
+                   "--idle", "block", listen=("udp://127.0.0.1:0",))
+    sock = udp_client(server)
+    sock.send(b"\x00\x63\x00\x00\x00\x01\x00\x00scan key:0000000000 200000\r\n")
+    for i in range(5):
+        sock.send(memcached_get(i, i))
+    order = []
+    for _ in range(6):
+        order.append(struct.unpack_from(">H", sock.recv(3000))[0])
+    assert order[-1] == 0x63, order
+    assert sorted(order[:-1]) == list(range(5))
+    report = server.stop()
+    assert report["runtime"]["central"]["requeued"] > 100
+
+
 @pytest.mark.parametrize("udp_replies", ["worker", "dispatcher"])
 def test_memcached_framed_udp_short_replies_are_one_datagram(serve, udp_replies):
     server = serve("--app", kvcache_app(), "--preempt", "clock", "--app-config", "keys=10",
@@ -672,6 +707,11 @@ def test_duration_ends_the_server_by_itself(quanta_bin, tmp_path):
     (["--max-payload-bytes", "4"], "--max-payload-bytes"),
     (["--workload", "nonsense"], "nonsense"),
     (["--udp-replies", "both"], "--udp-replies"),
+    (["--dispatcher-only", "--workers", "1"], "--dispatcher-only"),
+    (["--dispatcher-only", "--dispatch", "jsq"], "--dispatcher-only"),
+    (["--dispatcher-only", "--preempt", "flag"], "--dispatcher-only"),
+    (["--dispatcher-only", "--dispatcher-works"], "--dispatcher-only"),
+    (["--idle-spin-us", "-3"], "--idle-spin-us"),
 ])
 def test_bad_options_exit_2_naming_the_option(run_quanta, args, option):
     proc = run_quanta("serve", *args)

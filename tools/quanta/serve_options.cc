@@ -25,7 +25,8 @@ void add_serve_options(CLI::App& cmd, ServeOptions& o) {
       ->check(CLI::PositiveNumber);
   cmd.add_option("--local", c.local_policy, "Local policy per worker: ps, fcfs, las")->capture_default_str();
   cmd.add_option("--dispatch", c.dispatch_policy, "Dispatch policy: jsq-msq, jsq, random, po2, central, jbsq:K, steal")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->each([&o](const std::string&) { o.dispatch_given = true; });
   cmd.add_option("--preempt", c.preempt, "Preemption mechanism: clock, flag, signal, hybrid, none")
       ->capture_default_str();
   cmd.add_option("--backstop-us", c.backstop_us, "hybrid: signal a task still running this long into its quantum")
@@ -42,6 +43,10 @@ void add_serve_options(CLI::App& cmd, ServeOptions& o) {
   cmd.add_flag("--dispatcher-works", c.dispatcher_works,
                "With central or jbsq:K and clock or hybrid: the dispatcher runs arriving requests itself when every "
                "worker is full");
+  cmd.add_flag("--dispatcher-only", c.dispatcher_only,
+               "No worker threads: the dispatcher runs every request itself between polls of the sockets, a quantum "
+               "at a time in --local's order (clock probes, or none), on one CPU, as memcached -t 1 serves on one "
+               "thread. Implies --dispatch central");
   cmd.add_flag("--oversubscribe", c.oversubscribe,
                "Allow more --workers than free CPUs (for tests on small machines; latencies then mean nothing)");
   cmd.add_option("--max-payload-bytes", c.max_payload_bytes,
@@ -96,6 +101,15 @@ void add_serve_options(CLI::App& cmd, ServeOptions& o) {
 
 void check_serve_options(ServeOptions& o) {
   RunConfig& c = o.config;
+  if (c.dispatcher_only) {
+    if (c.workers != 0) throw CLI::ValidationError("--dispatcher-only", "runs no workers: drop --workers");
+    if (o.dispatch_given && c.dispatch_policy != "central") {
+      throw CLI::ValidationError("--dispatcher-only", "needs --dispatch central (its default), not '" +
+                                                          c.dispatch_policy + "': there are no workers to choose among");
+    }
+    if (c.dispatcher_works) throw CLI::ValidationError("--dispatcher-only", "already has the dispatcher work: drop --dispatcher-works");
+    c.dispatch_policy = "central";
+  }
   if (c.workers > max_workers() && !c.oversubscribe) {
     throw CLI::ValidationError("--workers", "must be 1.." + std::to_string(max_workers()) +
                                                 " here (one CPU is the dispatcher's); --oversubscribe allows more");

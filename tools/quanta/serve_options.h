@@ -31,6 +31,7 @@ struct ServeOptions {
   // (the same default as quanta run and quanta load, so the three agree out of the box).
   std::string workload = "extreme-bimodal";
   bool workload_given = false;
+  bool dispatch_given = false;
 };
 
 void add_serve_options(CLI::App& command, ServeOptions& options);
