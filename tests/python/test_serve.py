@@ -306,15 +306,30 @@ def test_datagrams_the_kernel_dropped_are_counted_so_every_datagram_is_accounted
     for i in range(blast):
         blaster.send(request(i, b"x" * 100))
     server.proc.send_signal(signal.SIGCONT)
-    # Another socket, so that its reply cannot be lost behind the blast's replies: once it is
-    # answered, the server has read everything before it, and the kernel's drop count came
-    # with it.
+    # Another socket, so that its reply cannot be lost behind the blast's replies. A sync
+    # sent while the buffer is still full is dropped too, so it is sent again until one is
+    # answered; then one more, which the server reads only after everything before it, and
+    # the kernel's drop count came with it.
     sync = udp_client(server)
-    sync.send(request(blast, b"sync"))
-    assert parse_reply(sync.recv(100))["id"] == blast
+    sync.settimeout(2)
+    syncs = 0
+    while True:
+        sync.send(request(blast + syncs, b"sync"))
+        syncs += 1
+        try:
+            parse_reply(sync.recv(100))
+            break
+        except TimeoutError:
+            assert syncs < 30, "no sync datagram was ever answered"
+    final = blast + syncs
+    sync.send(request(final, b"sync"))
+    syncs += 1
+    sync.settimeout(30)
+    while parse_reply(sync.recv(100))["id"] != final:
+        pass
     net = server.stop()["network"]["udp"]
     assert net["dropped_by_kernel"] > 0
-    assert net["datagrams"] + net["dropped_by_kernel"] == blast + 1
+    assert net["datagrams"] + net["dropped_by_kernel"] == blast + syncs
 
 
 @pytest.mark.parametrize("transport", ["udp", "tcp"])

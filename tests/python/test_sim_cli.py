@@ -36,7 +36,7 @@ def test_sim_takes_every_run_option_plus_its_own():
     # Nor real threads to oversubscribe or to idle, nor a real dispatcher thread to run
     # requests on, nor an app to load: the simulator models service times, it runs no handler.
     run_options -= {"--oversubscribe", "--dispatcher-works", "--app", "--app-config", "--max-payload-bytes",
-                    "--max-response-bytes", "--idle"}
+                    "--max-response-bytes", "--idle", "--idle-spin-us"}
     assert run_options, run_help
     for option in run_options:
         assert option in sim_help, option
