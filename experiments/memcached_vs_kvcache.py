@@ -35,6 +35,16 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
+# The quanta servers compared, by name: a dispatcher and a worker thread (the default
+# layout) idling three ways, and one thread doing everything (docs/runtime.md).
+QUANTA_LAYOUTS = {
+    "spin": ["--idle", "spin"],
+    "yield": ["--idle", "yield"],
+    "block": ["--idle", "block"],
+    "one-thread": ["--dispatcher-only", "--idle", "block"],
+}
+
+
 def us(value):
     # Latencies are numbers, or "inf" where dropped requests reach the percentile.
     return f"{value:.0f}" if isinstance(value, (int, float)) else str(value)
@@ -155,8 +165,9 @@ def main():
                     help="a rate is sustained only with p99 at most this (default 10 ms)")
     ap.add_argument("--udp-receive", choices=["recvmmsg", "io_uring"], default="recvmmsg",
                     help="quanta serve --udp-receive")
-    ap.add_argument("--quanta-idle", default="spin,yield,block",
-                    help="quanta serve's --idle settings to run (each a server of its own)")
+    ap.add_argument("--quanta", default=",".join(QUANTA_LAYOUTS),
+                    help="the quanta servers to run, a comma list of " + ", ".join(QUANTA_LAYOUTS) +
+                         " (each its own server: see QUANTA_LAYOUTS)")
     ap.add_argument("--idle-spin-us", type=float, default=20.0,
                     help="quanta serve --idle-spin-us (yield and block: spin this long before giving up the CPU)")
     ap.add_argument("--quick", action="store_true", help="two low rates, 0.5 s each: checks the script works")
@@ -184,15 +195,15 @@ def main():
     mc_cmd = [memcached, "-t", "1", "-l", "127.0.0.1", "-p", str(mc_port), "-U", str(mc_port), "-m", "256"]
     if os.geteuid() == 0:
         mc_cmd += ["-u", "root"]
-    idles = args.quanta_idle.split(",")
-    if not idles or any(i not in ("spin", "yield", "block") for i in idles):
-        sys.exit(f"--quanta-idle: '{args.quanta_idle}' (expected a comma list of spin, yield, block)")
-    names = ["memcached"] + [f"quanta-{i}" for i in idles]
+    layouts = args.quanta.split(",")
+    if not layouts or any(l not in QUANTA_LAYOUTS for l in layouts):
+        sys.exit(f"--quanta: '{args.quanta}' (expected a comma list of {', '.join(QUANTA_LAYOUTS)})")
+    names = ["memcached"] + [f"quanta-{l}" for l in layouts]
 
-    def quanta_command(idle):
+    def quanta_command(layout):
         return [quanta, "serve", "--app", server_app, "--app-config", f"keys={args.keys},value_bytes={args.value_bytes}",
                 "--listen", f"tcp://127.0.0.1:{q_port}", "--listen", f"udp://127.0.0.1:{q_port}", "--format", "json",
-                "--idle", idle, "--idle-spin-us", str(args.idle_spin_us), "--udp-receive", args.udp_receive]
+                "--idle-spin-us", str(args.idle_spin_us), "--udp-receive", args.udp_receive, *QUANTA_LAYOUTS[layout]]
     # memcached stays up (it sleeps in epoll when idle, costing the others nothing); quanta's
     # dispatcher and worker spin, so it is started for its own runs only, lest it take the
     # CPUs from memcached's.
@@ -208,7 +219,7 @@ def main():
                     quanta_run = name != "memcached"
                     server = memcached_proc
                     if quanta_run:
-                        server = subprocess.Popen(quanta_command(name.split("-")[1]), stdout=subprocess.PIPE,
+                        server = subprocess.Popen(quanta_command(name.split("-", 1)[1]), stdout=subprocess.PIPE,
                                                   stderr=subprocess.PIPE, text=True)
                         wait_for_tcp(q_port)
                     port = q_port if quanta_run else mc_port
@@ -252,7 +263,7 @@ def main():
         "keys": args.keys, "value_bytes": args.value_bytes, "duration_s": args.duration_s,
         "max_p99_ms": args.max_p99_ms, "udp_receive": args.udp_receive, "idle_spin_us": args.idle_spin_us,
         "cpus": os.cpu_count(), "servers": names, "memcached_command": mc_cmd,
-        "quanta_commands": {f"quanta-{i}": quanta_command(i) for i in idles},
+        "quanta_commands": {f"quanta-{l}": quanta_command(l) for l in layouts},
         "quanta_network_counters": quanta_reports,
         "summary": summary, "points": points,
     }

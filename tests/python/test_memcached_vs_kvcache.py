@@ -17,7 +17,7 @@ def test_quick_run_covers_every_server_transport_and_rate(tmp_path):
                            str(tmp_path)], capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr
     result = json.loads((tmp_path / "memcached_vs_kvcache_quick.json").read_text())
-    assert result["servers"] == ["memcached", "quanta-spin", "quanta-yield", "quanta-block"]
+    assert result["servers"] == ["memcached", "quanta-spin", "quanta-yield", "quanta-block", "quanta-one-thread"]
     points = result["points"]
     assert {(p["server"], p["transport"], p["rate_rps"]) for p in points} == {
         (server, transport, rate) for server in result["servers"] for transport in ("tcp", "udp")
