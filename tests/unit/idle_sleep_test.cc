@@ -170,32 +170,33 @@ TEST(DispatcherSleep, QueuedWorkOrAnExhaustedSourceDecideAsTheyShould) {
   gone.close();  // exhausted: not asked
   Source* sources[] = {&a, &gone};
   DispatcherSleep sleep(wake, 2);
-  a.queue.try_push(1);  // work already there: the sleep returns at once (not a source's refusal)
+  a.queue.try_push(1);  // work already there: the source says not to sleep
   EXPECT_EQ(sleep.try_sleep(sources), DispatcherSleep::Outcome::kCannot);
   EXPECT_EQ(gone.prepared, 0);
 }
 
-TEST(DispatcherSleep, AnArrivalDueSoonKeepsItSpinning) {
+// One source whose next arrival is due `in_ns` from now.
+struct DueSource {
+  explicit DueSource(double in_ns) { source.due = read_tsc() + ns_to_cycles(in_ns); }
   Doorbell wake;
-  QueueSource a;
-  a.due = read_tsc() + ns_to_cycles(1000);
-  Source* sources[] = {&a};
-  DispatcherSleep sleep(wake, 1);
-  EXPECT_EQ(sleep.try_sleep(sources), DispatcherSleep::Outcome::kSoon);
-  EXPECT_EQ(sleep.sleeps(), 0u);
+  QueueSource source;
+  Source* sources[1] = {&source};
+  DispatcherSleep sleep{wake, 1};
+};
+
+TEST(DispatcherSleep, AnArrivalDueSoonKeepsItSpinning) {
+  DueSource due(1000);
+  EXPECT_EQ(due.sleep.try_sleep(due.sources), DispatcherSleep::Outcome::kSoon);
+  EXPECT_EQ(due.sleep.sleeps(), 0u);
 }
 
 TEST(DispatcherSleep, SleepsUntilTheDueTime) {
-  Doorbell wake;
-  QueueSource a;
   // Far enough that no host stall between here and the call makes it "soon"; it wakes
   // 50 us early.
-  a.due = read_tsc() + ns_to_cycles(300e6);
-  Source* sources[] = {&a};
-  DispatcherSleep sleep(wake, 1);
-  EXPECT_EQ(sleep.try_sleep(sources), DispatcherSleep::Outcome::kSlept);
-  EXPECT_EQ(sleep.sleeps(), 1u);
-  EXPECT_EQ(a.ended, 1);
+  DueSource due(300e6);
+  EXPECT_EQ(due.sleep.try_sleep(due.sources), DispatcherSleep::Outcome::kSlept);
+  EXPECT_EQ(due.sleep.sleeps(), 1u);
+  EXPECT_EQ(due.source.ended, 1);
 }
 
 // Every push from another thread ends a sleep: the consumer sees every item, however the
