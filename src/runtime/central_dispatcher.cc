@@ -173,6 +173,10 @@ DispatchTotals CentralDispatcher::run(std::span<Source* const> sources) {
     // since the last one was the host's.
     stalls_.observe(last, now);
     last = now;
+    // The monitor's duty in every state (busy, waiting for a slot, idle): a quantum is
+    // ended at most one iteration after it is over (one quantum when the dispatcher runs
+    // a request of its own).
+    if (monitor_) monitor_->poll(now);
     // Arrivals first: under round robin they queue ahead of the tasks preempted meanwhile.
     // A request waiting for a slot holds the sources back, as a full ring would.
     if (pending_ != nullptr) {
@@ -197,7 +201,6 @@ DispatchTotals CentralDispatcher::run(std::span<Source* const> sources) {
       continue;
     }
     // Idle: nothing due, nothing came back, nothing to hand out.
-    if (monitor_) monitor_->poll(now);
     if (run_own_quantum(now)) {
       idle.busy();
       last = read_tsc();

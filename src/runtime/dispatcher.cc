@@ -62,7 +62,11 @@ bool Dispatcher::dispatch(Request& request, DispatchTotals& totals) {
       return false;
     }
     ++totals.full_ring_waits;
-    while (!ring.try_push(&request)) cpu_relax();
+    while (!ring.try_push(&request)) {
+      // The worker drains its ring only as its quanta end: keep ending them.
+      if (monitor_) monitor_->poll(read_tsc());
+      cpu_relax();
+    }
     waited = true;
   }
   ++assigned_[chosen];
@@ -89,6 +93,9 @@ DispatchTotals Dispatcher::run(std::span<Source* const> sources) {
     // last one was the host's, unless the dispatcher waited on a full ring (below).
     stalls_.observe(last, now);
     last = now;
+    // The monitor's duty comes first, in every state (idle, busy, late): a quantum is
+    // ended at most one iteration (a poll and a batch) after it is over.
+    if (monitor_) monitor_->poll(now);
     bool exhausted = false;
     const uint32_t n = poll_sources(sources, now, batch, exhausted);
     for (uint32_t i = 0; i < n; ++i) {
@@ -109,7 +116,6 @@ DispatchTotals Dispatcher::run(std::span<Source* const> sources) {
     }
     if (exhausted) break;
     was_idle = true;
-    if (monitor_) monitor_->poll(now);
     if (idle.pause(now)) {
       sleep_or_yield(sources, last);
       idle.busy();  // after a sleep or a yield, spin a spell again first

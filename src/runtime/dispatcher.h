@@ -45,8 +45,9 @@ class Dispatcher {
   // finished.
   DispatchTotals run(std::span<Source* const> sources);
 
-  // With a monitor, the dispatcher ends the workers' quanta in its idle time (while no
-  // source has a request and while it waits for the last completions).
+  // With a monitor, the dispatcher ends the workers' quanta: once per loop iteration
+  // whatever it is doing (idle, dispatching a batch, late), and while it waits for room
+  // in a full ring or for the last completions.
   void set_monitor(QuantumMonitor* monitor) { monitor_ = monitor; }
   // What idle iterations do (RuntimeConfig::idle). Block mode needs `sleep`, which must
   // outlive the dispatcher, and the workers' parking spots in their ports.
