@@ -33,6 +33,9 @@ function(quanta_instrument target)
     -fpass-plugin=${QUANTA_PASS_SO}
     "SHELL:-Xclang -load -Xclang ${QUANTA_PASS_SO}"
     "SHELL:-mllvm -quanta-mode=${mode}"
+    # As quanta-clang does: a frame larger than the one guard page probes it (faults there)
+    # instead of stepping over it into the next task's stack.
+    -fstack-clash-protection
     ${extra})
   if(QUANTA_PASS_TARGET)
     add_dependencies(${target} ${QUANTA_PASS_TARGET})
