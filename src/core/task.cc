@@ -1,5 +1,7 @@
 #include "core/task.h"
 
+#include <cerrno>
+
 #include "core/tsc.h"
 
 namespace quanta {
@@ -28,6 +30,7 @@ void Task::start(StackRegion stack_region, Body task_body, void* task_user) {
   yields = 0;
   attained_cycles = 0;
   first_run_tsc = 0;
+  saved_errno = 0;
   context.prepare(stack, &TaskEntry::run, this);
 }
 
@@ -38,7 +41,14 @@ bool TaskRunner::resume(Task& task, uint64_t start_tsc) {
   t_runner = this;
   running_ = &task;
   if (task.first_run_tsc == 0) task.first_run_tsc = start_tsc;
+  // errno belongs to the task, not to the thread it happens to run on: a task preempted
+  // between a failing call and its check of errno must find its own value, on whichever
+  // worker it resumes, and the scheduler's loop keeps its own.
+  const int scheduler_errno = errno;
+  errno = task.saved_errno;
   Context::switch_to(scheduler_, task.context);
+  task.saved_errno = errno;
+  errno = scheduler_errno;
   task.last_stop_tsc = read_tsc();
   task.attained_cycles += task.last_stop_tsc - start_tsc;
   t_runner = outer;

@@ -24,6 +24,7 @@ struct Task {
   uint64_t last_stop_tsc = 0;   // when its runner got the CPU back (yield or finish)
   uint64_t attained_cycles = 0; // time it has run so far, not counting time preempted
   uint64_t first_run_tsc = 0;   // when it first got the CPU (0: not yet)
+  int saved_errno = 0;          // the task's errno while it is not running
 
   // Binds the task to a body and a stack; it starts running at the first resume.
   void start(StackRegion stack_region, Body task_body, void* task_user);

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <cerrno>
 #include <atomic>
 #include <thread>
 
@@ -23,7 +24,13 @@ namespace {
 // yield, on the new thread; the same holds for errno's address (docs/runtime.md).
 __attribute__((noinline)) long current_tid() { return syscall(SYS_gettid); }
 
+// errno's address is per thread, and __errno_location() is declared const too: read and
+// write it only in functions of their own, so that each access asks afresh.
+__attribute__((noinline)) void set_errno(int value) { errno = value; }
+__attribute__((noinline)) int get_errno() { return errno; }
+
 struct Trip {
+  int errno_after_move = 0;
   long started_on = 0;
   long finished_on = 0;
   uint64_t sum = 0;
@@ -35,7 +42,9 @@ void migrating_body(Task& task) {
   trip.started_on = current_tid();
   std::array<uint64_t, 64> on_stack{};  // lives on the task's stack across the move
   for (uint64_t i = 0; i < on_stack.size(); ++i) on_stack[i] = i * i;
+  set_errno(EILSEQ);  // as a failed call would, just before a preemption
   quanta_yield();  // the first thread's scheduler gets the CPU back here
+  trip.errno_after_move = get_errno();
   uint64_t sum = 0;
   bool intact = true;
   for (uint64_t i = 0; i < on_stack.size(); ++i) {
@@ -59,7 +68,9 @@ TEST(TaskMigration, ResumesOnAnotherThreadWithItsStack) {
   std::thread a([&] {
     QuantumRunner runner;
     first = current_tid();
+    set_errno(0);
     finished_first = runner.resume(task, 0, QuantumRunner::kNoDeadline);
+    EXPECT_EQ(get_errno(), 0) << "the task's errno stays the task's";
     phase.store(1);
     while (phase.load() != 2) std::this_thread::yield();
   });
@@ -70,7 +81,9 @@ TEST(TaskMigration, ResumesOnAnotherThreadWithItsStack) {
   std::thread b([&] {
     QuantumRunner runner;
     second = current_tid();
+    set_errno(ENOENT);
     finished_second = runner.resume(task, 0, QuantumRunner::kNoDeadline);
+    EXPECT_EQ(get_errno(), ENOENT) << "the scheduler's errno is its own after the quantum";
   });
   b.join();
   phase.store(2);
@@ -80,6 +93,7 @@ TEST(TaskMigration, ResumesOnAnotherThreadWithItsStack) {
   EXPECT_EQ(trip.finished_on, second);
   EXPECT_NE(first, second);
   EXPECT_TRUE(trip.stack_intact);
+  EXPECT_EQ(trip.errno_after_move, EILSEQ) << "errno followed the task to the other thread";
   uint64_t expected = 0;
   for (uint64_t i = 0; i < 64; ++i) expected += i * i;
   EXPECT_EQ(trip.sum, expected);
