@@ -1,5 +1,7 @@
 #include "core/stack_pool.h"
 
+#include "core/signal_chain.h"
+
 #include <pthread.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -61,16 +63,23 @@ bool in_guard_page(uintptr_t addr) {
   return false;
 }
 
-[[maybe_unused]] void on_segv(int sig, siginfo_t* info, void*) {
+// What the application had installed for SIGSEGV before the runtime.
+struct sigaction g_previous_segv {};
+
+[[maybe_unused]] void on_segv(int sig, siginfo_t* info, void* context) {
   if (in_guard_page(reinterpret_cast<uintptr_t>(info->si_addr))) {
     static const char msg[] =
         "quanta: task stack overflow (hit the guard page); raise --stack-kib\n";
     ssize_t ignored = write(STDERR_FILENO, msg, sizeof msg - 1);
     (void)ignored;
+    // Re-raise with the default action so the process dies with SIGSEGV as usual.
+    signal(sig, SIG_DFL);
+    raise(sig);
+    return;
   }
-  // Re-raise with the default action so the process dies with SIGSEGV as usual.
-  signal(sig, SIG_DFL);
-  raise(sig);
+  // Not a task stack's fault: the application's business (a handler of its own that maps
+  // the page and returns, say), or the default death when it had none.
+  chain_to(g_previous_segv, sig, info, context);
 }
 
 // The alternate signal stack the overflow handler runs on, one per thread that runs tasks
@@ -170,7 +179,7 @@ void install_stack_overflow_reporter() {
   action.sa_sigaction = &on_segv;
   action.sa_flags = SA_SIGINFO | SA_ONSTACK;
   sigemptyset(&action.sa_mask);
-  sigaction(SIGSEGV, &action, nullptr);
+  sigaction(SIGSEGV, &action, &g_previous_segv);
 #endif
 }
 

@@ -4,6 +4,7 @@
 #include <link.h>
 #include <signal.h>
 #include <ucontext.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
@@ -11,6 +12,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/signal_chain.h"
 #include "core/task.h"
 #include "preempt/preempt_state.h"
 #include "quanta/quanta.h"
@@ -36,7 +38,17 @@ std::atomic<int> g_range_count{0};
 
 thread_local SignalCounters t_counters;
 
-void on_preempt_signal(int, siginfo_t*, void* raw_context) {
+// What the application had installed for the preemption signal before the runtime: it
+// still gets every such signal the runtime did not send.
+struct sigaction g_previous_action {};
+
+void on_preempt_signal(int sig, siginfo_t* info, void* raw_context) {
+  // Ours come from the monitor's tgkill in this process; anything else (TCP urgent data,
+  // another program's kill) is the application's.
+  if (info == nullptr || info->si_code != SI_TKILL || info->si_pid != getpid()) {
+    chain_to(g_previous_action, sig, info, raw_context);
+    return;
+  }
   PreemptState& state = preempt_state();
   SignalCounters& counters = t_counters;
   ++counters.received;
@@ -103,7 +115,7 @@ void install_preempt_signal_handler() {
   // signal must stay deliverable meanwhile. SA_RESTART: interrupted system calls resume.
   action.sa_flags = SA_SIGINFO | SA_NODEFER | SA_RESTART;
   sigemptyset(&action.sa_mask);
-  if (sigaction(kPreemptSignal, &action, nullptr) != 0) {
+  if (sigaction(kPreemptSignal, &action, &g_previous_action) != 0) {
     installed.store(false);
     throw std::runtime_error(std::string("cannot install the preemption signal handler: ") + std::strerror(errno));
   }

@@ -10,6 +10,8 @@
 // from a signal. Returning from the handler later restores every register (sigreturn).
 #pragma once
 
+#include <signal.h>
+
 #include <cstdint>
 
 namespace quanta {
@@ -17,7 +19,9 @@ namespace quanta {
 // Installs the SIGURG handler (once per process). Throws std::runtime_error on failure.
 void install_preempt_signal_handler();
 
-constexpr int kPreemptSignal = 29;  // SIGURG on Linux x86-64: ignored by default, unused by libc
+// SIGURG: ignored by default (a stray one harms nothing), unused by libc; the kernel sends
+// it only for TCP urgent data, which the handler passes on to the application's handler.
+constexpr int kPreemptSignal = SIGURG;
 
 // Per-thread signal counters, read by the worker when it stops.
 struct SignalCounters {
