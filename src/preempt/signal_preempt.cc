@@ -58,8 +58,7 @@ void on_preempt_signal(int sig, siginfo_t* info, void* raw_context) {
     ++counters.stale;
     return;
   }
-  const auto* context = static_cast<const ucontext_t*>(raw_context);
-  const auto pc = static_cast<uintptr_t>(context->uc_mcontext.gregs[REG_RIP]);
+  const auto pc = static_cast<uintptr_t>(static_cast<const ucontext_t*>(raw_context)->uc_mcontext.gregs[REG_RIP]);
   if (state.disable_depth > 0 || !is_signal_safe_code(pc)) {
     // Make the next probe (or the enable) take the slow path and yield.
     state.pending = true;
@@ -70,7 +69,12 @@ void on_preempt_signal(int sig, siginfo_t* info, void* raw_context) {
   ++counters.switched;
   state.signal_switching = true;  // a second signal before the switch must not switch again
   TaskRunner::current()->yield_running();
-  // Resumed by the scheduler: the handler returns and sigreturn restores the registers.
+  // Resumed by a scheduler, perhaps on another thread: the handler returns and sigreturn
+  // restores the registers, and also the alternate signal stack saved at delivery, which
+  // is the first thread's. The thread it returns on keeps its own.
+  auto* context = static_cast<ucontext_t*>(raw_context);
+  stack_t own{};
+  if (sigaltstack(nullptr, &own) == 0) context->uc_stack = own;
 }
 
 int add_object_of(struct dl_phdr_info* info, size_t, void* wanted) {

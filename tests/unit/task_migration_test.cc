@@ -6,15 +6,20 @@
 #include <array>
 #include <cerrno>
 #include <atomic>
+#include <csignal>
 #include <thread>
+#include <vector>
 
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "core/stack_pool.h"
 #include "core/task.h"
+#include "preempt/preempt_state.h"
 #include "preempt/quantum_runner.h"
+#include "preempt/signal_preempt.h"
 #include "quanta/probe.h"
+#include "quanta/quanta.h"
 
 namespace quanta {
 namespace {
@@ -98,6 +103,69 @@ TEST(TaskMigration, ResumesOnAnotherThreadWithItsStack) {
   for (uint64_t i = 0; i < 64; ++i) expected += i * i;
   EXPECT_EQ(trip.sum, expected);
   EXPECT_EQ(task.yields, 1u);
+  stacks.release(task.stack);
+}
+
+// A task preempted by the preemption signal stops inside the signal handler; resumed on
+// another thread, the handler returns there, and sigreturn would bring back the first
+// thread's alternate signal stack. The second thread must keep its own.
+std::atomic<bool> g_spinning{false};
+
+__attribute__((noinline)) void spin_until_preempted(Task&) {
+  g_spinning.store(true);
+  while (g_spinning.load()) {
+  }  // no probe: only the signal can stop it; the thread that resumes it ends the spin
+}
+
+void use_alt_stack(std::vector<char>& memory) {
+  stack_t s{};
+  s.ss_sp = memory.data();
+  s.ss_size = memory.size();
+  sigaltstack(&s, nullptr);
+}
+
+void* current_alt_stack() {
+  stack_t s{};
+  sigaltstack(nullptr, &s);
+  return s.ss_sp;
+}
+
+TEST(TaskMigration, AThreadKeepsItsAlternateSignalStackWhenASignalledTaskReturnsOnIt) {
+  install_preempt_signal_handler();
+  quanta_register_signal_safe_object(reinterpret_cast<const void*>(&spin_until_preempted));
+  StackPool stacks(1, 64 * 1024);
+  Task task;
+  task.start(stacks.acquire(), &spin_until_preempted, nullptr);
+  // Both alive until the end: distinct addresses.
+  std::vector<char> a_alt(64 * 1024), b_alt_memory(64 * 1024);
+  std::atomic<long> a_tid{0};
+  std::atomic<int> phase{0};  // 1: preempted on A
+  std::thread a([&] {
+    use_alt_stack(a_alt);
+    QuantumRunner runner;
+    a_tid.store(syscall(SYS_gettid));
+    preempt_state().signal_deadline_tsc = 0;  // any signal is for this quantum
+    const bool finished = runner.resume(task, 0, QuantumRunner::kNoDeadline);
+    EXPECT_FALSE(finished);
+    phase.store(1);
+  });
+  while (!g_spinning.load()) std::this_thread::yield();
+  syscall(SYS_tgkill, getpid(), a_tid.load(), kPreemptSignal);
+  a.join();
+  ASSERT_EQ(phase.load(), 1);
+  void* b_alt = nullptr;
+  void* b_alt_after = nullptr;
+  std::thread b([&] {
+    use_alt_stack(b_alt_memory);
+    b_alt = current_alt_stack();
+    QuantumRunner runner;
+    g_spinning.store(false);  // the task ends its spin once the handler has returned
+    EXPECT_TRUE(runner.resume(task, 0, QuantumRunner::kNoDeadline));
+    b_alt_after = current_alt_stack();
+  });
+  b.join();
+  EXPECT_EQ(b_alt, static_cast<void*>(b_alt_memory.data()));
+  EXPECT_EQ(b_alt_after, b_alt) << "thread A's alternate stack is at " << static_cast<void*>(a_alt.data());
   stacks.release(task.stack);
 }
 
