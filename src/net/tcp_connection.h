@@ -38,7 +38,7 @@ struct TcpConnection {
   // Writing.
   std::vector<unsigned char> out;
   std::size_t out_sent = 0;     // bytes of `out` already written
-  bool on_dirty_list = false;   // has unwritten bytes and is on the front end's list to retry
+  uint32_t watched = 0;         // the epoll events asked for now (EPOLLIN: reading; EPOLLOUT: a backlog)
   bool on_runnable_list = false;  // has bytes to frame without waiting for the socket
   // State.
   bool open = false;
@@ -48,6 +48,7 @@ struct TcpConnection {
   bool stopped_mid_request = false;  // the stream ended inside a request (counted as such)
 
   uint64_t in_flight() const { return next_sequence - next_reply; }
+  bool reading() const { return open && !paused && !read_closed && !closing; }
   std::size_t backlog_bytes() const { return out.size() - out_sent; }
 };
 

@@ -55,7 +55,6 @@ TcpFrontEnd::TcpFrontEnd(const ListenAddress& address, const FrontEndLimits& lim
   e.data.u64 = kListenerTag;
   epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, listen_fd_, &e);
   for (uint32_t i = tcp.max_connections; i > 0; --i) free_slots_.push_back(i - 1);
-  dirty_.reserve(tcp.max_connections);
   runnable_.reserve(tcp.max_connections);
   scratch_.reserve(tcp.max_connections);
 }
@@ -70,14 +69,6 @@ TcpFrontEnd::~TcpFrontEnd() {
 
 uint32_t TcpFrontEnd::poll(uint64_t, Request** out, uint32_t max) {
   drain_completions();
-  if (!dirty_.empty()) {
-    scratch_.swap(dirty_);
-    for (uint32_t slot : scratch_) {
-      connections_[slot].on_dirty_list = false;
-      if (connections_[slot].open) write_out(slot);
-    }
-    scratch_.clear();
-  }
   // Stopping: no new connection, no new request; what is in flight is still answered.
   if (closed_.load(std::memory_order_relaxed)) {
     if (listen_fd_ >= 0) {
@@ -111,7 +102,11 @@ uint32_t TcpFrontEnd::poll(uint64_t, Request** out, uint32_t max) {
       close_connection(slot);
       continue;
     }
-    read_and_frame(slot, out, max, n);
+    if ((events[i].events & EPOLLOUT) != 0) {
+      write_out(slot);  // the client made room for its backlog
+      if (!connections_[slot].open) continue;
+    }
+    if ((events[i].events & (EPOLLIN | EPOLLHUP)) != 0) read_and_frame(slot, out, max, n);
   }
   return n;
 }
@@ -143,6 +138,7 @@ void TcpFrontEnd::accept_new() {
     c.paused = c.read_closed = c.closing = c.stopped_mid_request = false;
     ++open_count_;
     counters_.add(NetCounter::kTcpConnections);
+    c.watched = EPOLLIN;
     watch(epoll_fd_, fd, slot, EPOLLIN, EPOLL_CTL_ADD);
   }
 }
@@ -159,7 +155,7 @@ void TcpFrontEnd::read_and_frame(uint32_t slot, Request** out, uint32_t max, uin
       // The client will send no more: answer what it sent, then close. Level-triggered
       // epoll would report the end again at every poll, so stop watching.
       c.read_closed = true;
-      watch(epoll_fd_, c.fd, slot, 0, EPOLL_CTL_MOD);
+      update_interest(slot);
     } else if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
       counters_.add(NetCounter::kTcpClosedError);
       close_connection(slot);
@@ -179,7 +175,7 @@ void TcpFrontEnd::frame(uint32_t slot, Request** out, uint32_t max, uint32_t& n)
       if (!c.paused && !c.read_closed) {
         c.paused = true;
         counters_.add(NetCounter::kTcpPaused);
-        watch(epoll_fd_, c.fd, slot, 0, EPOLL_CTL_MOD);
+        update_interest(slot);
       }
       return;
     }
@@ -209,7 +205,7 @@ void TcpFrontEnd::frame(uint32_t slot, Request** out, uint32_t max, uint32_t& n)
       counters_.add(in.reason == RefusalReason::kProtocolRefused ? NetCounter::kTcpClosedByProtocol
                                                                    : refusal_counter(false, in.reason));
       c.closing = true;
-      watch(epoll_fd_, c.fd, slot, 0, EPOLL_CTL_MOD);
+      update_interest(slot);
       if (in.answer_len > 0) {
         answer_now(slot, in.answer, in.answer_len);
       } else {
@@ -270,7 +266,7 @@ void TcpFrontEnd::complete(Request& request) {
 }
 
 bool TcpFrontEnd::prepare_idle_wait(IdleWait& wait) {
-  if (!dirty_.empty() || !runnable_.empty()) return false;
+  if (!runnable_.empty()) return false;
   if (!wait.add_fd(epoll_fd_) || !wait.add_fd(finished_bell_.fd())) return false;
   finished_bell_.arm();
   return finished_.looks_empty();
@@ -336,7 +332,7 @@ void TcpFrontEnd::advance(uint32_t slot) {
   if (!c.open) return;
   if (c.paused && c.in_flight() < in_flight_limit_) {
     c.paused = false;
-    watch(epoll_fd_, c.fd, slot, EPOLLIN, EPOLL_CTL_MOD);
+    update_interest(slot);
     // Requests may already wait in the buffer, with nothing new to wake epoll.
     if (c.in_len > 0 && !c.on_runnable_list) {
       c.on_runnable_list = true;
@@ -354,13 +350,7 @@ void TcpFrontEnd::write_out(uint32_t slot) {
       c.out_sent += static_cast<std::size_t>(sent);
       continue;
     }
-    if (sent < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
-      if (!c.on_dirty_list) {
-        c.on_dirty_list = true;
-        dirty_.push_back(slot);
-      }
-      break;
-    }
+    if (sent < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) break;  // EPOLLOUT resumes it
     counters_.add(NetCounter::kTcpClosedError);
     close_connection(slot);
     return;
@@ -372,7 +362,19 @@ void TcpFrontEnd::write_out(uint32_t slot) {
     c.out.erase(c.out.begin(), c.out.begin() + static_cast<std::ptrdiff_t>(c.out_sent));
     c.out_sent = 0;
   }
+  update_interest(slot);
   maybe_finish(slot);
+}
+
+void TcpFrontEnd::update_interest(uint32_t slot) {
+  TcpConnection& c = connections_[slot];
+  if (!c.open) return;
+  // Level-triggered: EPOLLIN only while the connection is read (else epoll would report a
+  // paused or finished stream at every poll), EPOLLOUT only while a backlog waits for room.
+  const uint32_t wanted = (c.reading() ? EPOLLIN : 0u) | (c.backlog_bytes() > 0 ? EPOLLOUT : 0u);
+  if (wanted == c.watched) return;
+  c.watched = wanted;
+  watch(epoll_fd_, c.fd, slot, wanted, EPOLL_CTL_MOD);
 }
 
 void TcpFrontEnd::maybe_finish(uint32_t slot) {
@@ -421,7 +423,6 @@ void TcpFrontEnd::flush_after_stop(int wait_ms) {
     ::poll(waiting.data(), waiting.size(), static_cast<int>(left.count()));
   }
   for (uint32_t slot = 0; slot < connections_.size(); ++slot) close_connection(slot);
-  dirty_.clear();
   runnable_.clear();
 }
 

@@ -65,9 +65,8 @@ class TcpFrontEnd final : public Source, public Sink {
   uint32_t poll(uint64_t now_tsc, Request** out, uint32_t max) override;
   bool exhausted() const override { return closed_.load(std::memory_order_acquire); }
   void close() override { closed_.store(true, std::memory_order_release); }
-  // Sleeps on the epoll set of the listener and the connections, and on a bell the workers
-  // ring with each completion. A connection with unwritten replies keeps the dispatcher
-  // awake: they are retried at every poll (no EPOLLOUT is watched).
+  // Sleeps on the epoll set of the listener and the connections (a connection with a write
+  // backlog is watched for EPOLLOUT), and on a bell the workers ring with each completion.
   bool prepare_idle_wait(IdleWait& wait) override;
   void end_idle_wait() override { finished_bell_.disarm(); }
   // Sink: complete() on a worker (queued for the dispatcher), reject() on the dispatcher.
@@ -104,6 +103,8 @@ class TcpFrontEnd final : public Source, public Sink {
   // connection as its state says.
   void advance(uint32_t slot);
   void write_out(uint32_t slot);
+  // Asks epoll for what the connection's state needs now (reading, room to write).
+  void update_interest(uint32_t slot);
   void close_connection(uint32_t slot);
   void maybe_finish(uint32_t slot);
 
@@ -122,7 +123,6 @@ class TcpFrontEnd final : public Source, public Sink {
   Doorbell finished_bell_;              // --idle block: a completion wakes the dispatcher
   std::vector<TcpConnection> connections_;
   std::vector<uint32_t> free_slots_;
-  std::vector<uint32_t> dirty_;         // connections with unwritten bytes
   std::vector<uint32_t> runnable_;      // connections with framable bytes and room
   std::vector<uint32_t> scratch_;       // the list being worked through (kept: no allocation per poll)
   uint32_t open_count_ = 0;
