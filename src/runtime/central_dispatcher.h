@@ -22,8 +22,8 @@
 //
 // With no workers at all (RuntimeConfig::dispatcher_only) the dispatcher is the only
 // runner: every request waits in the central queue, and between polls of its sources the
-// dispatcher runs the queue's next request for a quantum and queues it again if it did not
-// finish, as a worker shares its CPU among its tasks.
+// dispatcher runs the queue's requests a quantum at a time, for up to one quantum's time
+// in all, queueing each unfinished one again, as a worker shares its CPU among its tasks.
 #pragma once
 
 #include <cstdint>
@@ -100,6 +100,9 @@ class CentralDispatcher {
   void give(uint32_t worker, uint32_t slot);
   std::size_t waiting() const;
   bool run_own_quantum(uint64_t now);
+  // What the dispatcher runs itself between polls: one quantum of its own request, or with
+  // no workers, its queue's requests for up to one quantum's time.
+  bool run_own_work(uint64_t now);
   // A request taken from a source: into a slot and a queue, or dropped, or held in
   // pending_ until a slot frees up. Returns false when it had to be held.
   bool admit(Request& request, DispatchTotals& totals);
