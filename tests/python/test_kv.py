@@ -268,6 +268,13 @@ def test_scans_under_concurrent_writers_on_several_workers(serve, tmp_path, mode
     net = report["network"]["tcp"]
     assert net["requests"] == net["replies_ok"]
     assert net["refused_by_protocol"] == 0
+    # The scans were preempted inside LevelDB's iterator (each many times at 5 us), and
+    # every preempt_disable (the stripes', the pass's brackets of LevelDB's mutexes) was
+    # matched by its enable.
+    assert report["classes"]["scan"]["count"] == 40
+    assert report["classes"]["scan"]["preemptions_per_request"] >= 1
+    assert report["runtime"]["unbalanced_preempt_disables"] == 0
+    assert report["runtime"]["app_errors"] == 0
 
 
 # ---- persistence ----
