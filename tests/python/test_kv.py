@@ -7,7 +7,9 @@ never timings.
 
 Run by scripts/kv/test.sh after scripts/kv/build.sh (ctest's python.cli leaves this file
 out: the app is built after LevelDB). A missing app fails the tests; none is skipped."""
+import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -56,6 +58,25 @@ def scan_digest(values):
     for v in values:
         digest = (digest * 31 + fnv1a(v)) & 0xFFFFFFFFFFFFFFFF
     return digest
+
+
+# ---- the build ----
+
+@pytest.mark.parametrize("mode", ["clock", "flag"])
+def test_leveldb_is_compiled_into_the_app_with_probes_and_bracketed_locks(run_quanta, mode):
+    # The probe records of every object in the app: LevelDB's DBImpl (whose mutex guards
+    # the memtable, the version set and the writer queue) has probes of the app's kind and
+    # lock sites, the calls the pass brackets with preempt_disable/enable.
+    proc = run_quanta("probes", kv_app(mode), check=True)
+    rows = {}
+    for line in proc.stdout.splitlines():
+        parts = line.split()
+        if len(parts) == 5 and parts[1].isdigit():
+            rows[parts[4]] = (parts[0], int(parts[1]), int(parts[2]))
+    db_impl = [row for path, row in rows.items() if path.endswith("leveldb/src/db/db_impl.cc")]
+    assert len(db_impl) == 1, proc.stdout
+    kind, probes, lock_sites = db_impl[0]
+    assert kind == mode and probes > 0 and lock_sites > 0
 
 
 # ---- real clients ----
@@ -384,3 +405,91 @@ def test_quanta_load_drives_kv_with_gets_sets_and_scans(serve, run_json, tmp_pat
     net = server.stop()["network"][transport]
     assert net["requests"] == net["replies_ok"] == client["sent"]
     assert net["refused_by_protocol"] == 0
+
+
+# ---- scaling out: twemproxy and libmemcached's key distribution ----
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+@pytest.fixture
+def nutcracker(tmp_path):
+    """Starts Debian's twemproxy in front of the given servers; yields a starter returning
+    the proxy's (host, port)."""
+    binary = shutil.which("nutcracker") or "/usr/sbin/nutcracker"
+    if not os.path.exists(binary):
+        pytest.fail("nutcracker is not installed: run scripts/setup.sh")
+    procs = []
+
+    def start(servers):
+        port, stats_port = free_port(), free_port()
+        conf = tmp_path / "nutcracker.yml"
+        # ketama over md5: the consistent hashing libmemcached and most memcached clients use.
+        lines = ["kv:", f"  listen: 127.0.0.1:{port}", "  hash: md5", "  distribution: ketama",
+                 "  timeout: 30000", "  auto_eject_hosts: false", "  servers:"]
+        lines += [f"   - {host}:{p}:1 kv{i}" for i, (host, p) in enumerate(servers)]
+        conf.write_text("\n".join(lines) + "\n")
+        proc = subprocess.Popen([binary, "-c", str(conf), "-s", str(stats_port), "-o", str(tmp_path / "nc.log")],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        procs.append(proc)
+        while True:   # no line says it is ready: poll until it accepts (or exits)
+            if proc.poll() is not None:
+                raise AssertionError(f"nutcracker exited {proc.returncode}: {proc.stderr.read()}")
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=30).close()
+                return ("127.0.0.1", port)
+            except ConnectionRefusedError:
+                pass
+
+    yield start
+    for proc in procs:
+        proc.kill()
+        proc.wait()
+
+
+def test_two_servers_behind_twemproxy(serve, tmp_path, nutcracker):
+    servers = [serve_kv(serve, tmp_path / f"db{i}") for i in range(2)]
+    proxy = nutcracker([s.address["tcp"] for s in servers])
+    c = Client(proxy, timeout=30, connect_timeout=30, default_noreply=False)
+    count = 200
+    for i in range(count):
+        assert c.set(f"shard:{i}", f"v{i}".encode()) is True
+    for lo in range(0, count, 20):   # the proxy splits a multi-key get by server
+        part = range(lo, lo + 20)
+        assert c.get_many([f"shard:{i}" for i in part]) == {f"shard:{i}": f"v{i}".encode() for i in part}
+    assert c.set("n", b"1") is True and c.incr("n", 41) == 42
+    assert c.delete("shard:0") is True and c.get("shard:0") is None
+    c.close()
+    # Each key lives on exactly one server, and both servers hold some.
+    held = []
+    for s in servers:
+        direct = Client(s.address["tcp"], timeout=30, default_noreply=False)
+        mine = set()
+        for lo in range(1, count, 20):
+            mine |= set(direct.get_many([f"shard:{i}" for i in range(lo, min(count, lo + 20))]))
+        held.append(mine)
+        direct.close()
+    assert held[0] and held[1] and not (held[0] & held[1])
+    assert held[0] | held[1] == {f"shard:{i}" for i in range(1, count)}
+    for s in servers:
+        assert s.stop()["network"]["tcp"]["refused_by_protocol"] == 0
+
+
+def test_two_servers_behind_libmemcached_distribution(serve, tmp_path):
+    # memcslap spreads its keys over both servers with libmemcached's hashing; its values
+    # are about 4 KB, over the default request and response buffers.
+    servers = [serve_kv(serve, tmp_path / f"db{i}", "--max-payload-bytes", "16384", "--max-response-bytes", "16384")
+               for i in range(2)]
+    spec = ",".join(f"{h}:{p}" for h, p in (s.address["tcp"] for s in servers))
+    proc = subprocess.run(["memcslap", f"--servers={spec}", "--concurrency=2", "--execute-number=500"],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    stats = [Client(s.address["tcp"], timeout=30).stats() for s in servers]
+    assert all(int(st[b"cmd_set"]) > 0 for st in stats), stats
+    for s in servers:
+        assert s.stop()["network"]["tcp"]["refused_by_protocol"] == 0
