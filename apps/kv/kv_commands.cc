@@ -80,7 +80,7 @@ void do_store(Store& store, Counters& n, const mc_command& c, quanta_response* r
         break;
     }
     if (std::strcmp(answer, "STORED") == 0) {
-      h.cas = store.next_cas();
+      h = store.fresh_header(h.flags, h.expires_at);
       if (c.verb == MC_APPEND) item = encode_item(h, old_data, value);
       else if (c.verb == MC_PREPEND) item = encode_item(h, value, old_data);
       else item = encode_item(h, value);
@@ -138,7 +138,7 @@ void do_arithmetic(Store& store, const mc_command& c, quanta_response* r) {
         value = c.verb == MC_INCR ? value + c.number : (value < c.number ? 0 : value - c.number);
         char text[24];
         const int len = std::snprintf(text, sizeof text, "%llu", static_cast<unsigned long long>(value));
-        h.cas = store.next_cas();
+        h = store.fresh_header(h.flags, h.expires_at);  // a new value: a new unique
         char dbkey[MC_KEY_ROOM];
         if (!store.db()
                  ->Put(store.write_options(), db_key(dbkey, k.bytes, k.len),

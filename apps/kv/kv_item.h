@@ -5,7 +5,7 @@
 // characters) can ever name a record of kv's, and a scan knows where the client's keys end.
 //
 // Values: a fixed header, then the client's bytes. The header carries what memcached keeps
-// beside a value (flags, expiry, cas unique), so that one LevelDB Get answers a get or
+// beside a value (flags, expiry, cas unique, when it was stored), so that one LevelDB Get answers a get or
 // gets and one Put stores a command's whole effect. Little-endian, as written by memcpy
 // on the x86-64 machines quanta runs on.
 #pragma once
@@ -21,7 +21,7 @@ namespace kv {
 
 constexpr char kItemPrefix = 'k';
 constexpr char kMetaPrefix = 'm';
-// The flush record (see kv_flush.h): "m" "flush".
+// The flush record (kv_store.h): "m" "flush".
 inline const char kFlushRecord[] = "mflush";
 // Room for a LevelDB key: the prefix and a key of up to 250 bytes.
 constexpr size_t MC_KEY_ROOM = 1 + 250;
@@ -29,10 +29,11 @@ constexpr size_t MC_KEY_ROOM = 1 + 250;
 struct ItemHeader {
   uint32_t flags = 0;
   int64_t expires_at = 0;  // unix seconds; 0: never; -1: expired when stored
-  uint64_t cas = 0;        // also the item's place in time, for flush_all (kv_flush.h)
+  uint64_t cas = 0;        // also its place in time for an immediate flush_all (kv_store.h)
+  int64_t stored_at = 0;   // unix seconds, for a delayed flush_all (kv_store.h)
 };
 
-constexpr size_t kHeaderBytes = 4 + 8 + 8;
+constexpr size_t kHeaderBytes = 4 + 8 + 8 + 8;
 
 // The LevelDB key of a client key: the prefix, then its bytes. `out` has MC_KEY_ROOM bytes.
 inline leveldb::Slice db_key(char* out, const char* key, uint32_t len) {
@@ -45,6 +46,7 @@ inline void encode_header(const ItemHeader& h, char* out) {
   std::memcpy(out, &h.flags, 4);
   std::memcpy(out + 4, &h.expires_at, 8);
   std::memcpy(out + 12, &h.cas, 8);
+  std::memcpy(out + 20, &h.stored_at, 8);
 }
 
 // A whole stored value: the header, then `parts` of the client's bytes in order.
@@ -63,6 +65,7 @@ inline bool decode_item(leveldb::Slice stored, ItemHeader* h, leveldb::Slice* da
   std::memcpy(&h->flags, stored.data(), 4);
   std::memcpy(&h->expires_at, stored.data() + 4, 8);
   std::memcpy(&h->cas, stored.data() + 12, 8);
+  std::memcpy(&h->stored_at, stored.data() + 20, 8);
   *data = leveldb::Slice(stored.data() + kHeaderBytes, stored.size() - kHeaderBytes);
   return true;
 }

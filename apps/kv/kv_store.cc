@@ -62,14 +62,15 @@ bool Store::open(const Config& config) {
   }
   write_options_.sync = config.sync;
 
-  // The flush record: "<flush_cas> <flush_at>".
+  // The flush record: "<flush_cas> <flushed_before> <flush_at>".
   std::string record;
   s = db_->Get(leveldb::ReadOptions(), kFlushRecord, &record);
   if (s.ok()) {
     unsigned long long cas = 0;
-    long long at = 0;
-    if (std::sscanf(record.c_str(), "%llu %lld", &cas, &at) == 2) {
+    long long before = 0, at = 0;
+    if (std::sscanf(record.c_str(), "%llu %lld %lld", &cas, &before, &at) == 3) {
       flush_cas_.store(cas);
+      flushed_before_.store(before);
       flush_at_.store(at);
     }
   }
@@ -87,8 +88,7 @@ bool Store::open(const Config& config) {
     for (uint64_t i = 0; i < config.keys; ++i) {
       const uint32_t len = generated_key(key, i);
       generated_value(value.data(), i, config.value_bytes);
-      ItemHeader h;
-      h.cas = next_cas();
+      const ItemHeader h = fresh_header(0, 0);
       batch.Put(db_key(dbkey, key, len), encode_item(h, value));
       if (batch.ApproximateSize() > (4u << 20) || i + 1 == config.keys) {
         s = db_->Write(write_options_, &batch);
@@ -114,43 +114,44 @@ void Store::close() {
   filter_ = nullptr;
 }
 
-void Store::apply_due_flush() {
-  const int64_t at = flush_at_.load();
-  if (at == 0 || now_s() < at) return;
-  quanta_preempt_disable();
-  {
-    std::lock_guard<std::mutex> lock(flush_mutex_);
-    if (flush_at_.load() == at) {
-      flush_cas_.store(next_cas());
-      flush_at_.store(0);
-      // A failed write leaves the flush in effect until a restart; the next flush_all's
-      // answer says so.
-      write_flush_record();
-    }
-  }
-  quanta_preempt_enable();
+ItemHeader Store::fresh_header(uint32_t flags, int64_t expires_at) {
+  ItemHeader h;
+  h.flags = flags;
+  h.expires_at = expires_at;
+  h.cas = next_cas();
+  h.stored_at = now_s();
+  return h;
 }
 
-bool Store::live(const ItemHeader& h) {
-  apply_due_flush();
+bool Store::live(const ItemHeader& h) const {
   if (h.cas < flush_cas_.load(std::memory_order_relaxed)) return false;
-  return h.expires_at == 0 || (h.expires_at > 0 && now_s() < h.expires_at);
+  const int64_t now = now_s();
+  if (h.stored_at < flushed_before_.load(std::memory_order_relaxed)) return false;
+  const int64_t at = flush_at_.load(std::memory_order_relaxed);
+  if (at != 0 && now >= at && h.stored_at < at) return false;
+  return h.expires_at == 0 || (h.expires_at > 0 && now < h.expires_at);
 }
 
 bool Store::write_flush_record() {
-  char record[64];
-  std::snprintf(record, sizeof record, "%" PRIu64 " %" PRId64, flush_cas_.load(), flush_at_.load());
+  char record[96];
+  std::snprintf(record, sizeof record, "%" PRIu64 " %" PRId64 " %" PRId64, flush_cas_.load(), flushed_before_.load(),
+                flush_at_.load());
   return db_->Put(write_options_, kFlushRecord, record).ok();
 }
 
 bool Store::flush(int64_t delay_exptime) {
+  // With preemption disabled: the record's Put is a write like any other (kv_store.h).
   quanta_preempt_disable();
   bool ok;
   {
     std::lock_guard<std::mutex> lock(flush_mutex_);
+    const int64_t pending = flush_at_.load();
+    // A delayed flush whose time has come stays in force whatever comes next.
+    if (pending != 0 && now_s() >= pending && pending > flushed_before_.load()) flushed_before_.store(pending);
     if (delay_exptime > 0) {
       flush_at_.store(expiry_of(delay_exptime));
     } else {
+      // Everything stored so far: a pending delayed flush has nothing left to do.
       flush_cas_.store(next_cas());
       flush_at_.store(0);
     }

@@ -45,12 +45,20 @@ class Store {
 
   // A fresh cas unique. Uniques grow through a run and across restarts (see open()).
   uint64_t next_cas() { return next_cas_.fetch_add(1, std::memory_order_relaxed); }
+  // A header for an item stored now: a fresh unique and the time.
+  ItemHeader fresh_header(uint32_t flags, int64_t expires_at);
 
   // Whether an item with this header is still there: not expired, not flushed.
-  bool live(const ItemHeader& h);
-  // flush_all [delay]: every item stored before now (delay 0) or before the delay's time
-  // becomes invalid. Persisted, so a restart keeps flushed items invisible. False if the
-  // record could not be written.
+  bool live(const ItemHeader& h) const;
+  // flush_all [delay]: every item stored before now (no delay) or before the delay's time
+  // becomes invalid, without walking the database:
+  //  - at once: the next unique is recorded; an item with a smaller one was stored before.
+  //  - delayed: the time T is recorded; from T on, an item stored (in whole seconds) before
+  //    T is invalid, as memcached judges it (an item stored in the second T-1 is flushed).
+  //    A new delayed flush replaces a pending one; one whose time has come stays in force
+  //    (memcached would let its items back until the new time).
+  // Persisted in kFlushRecord, so a restart keeps flushed items invisible. False if the
+  // record could not be written (the flush is in force until a restart).
   bool flush(int64_t delay_exptime);
 
   // Reads `key`'s live item: true with its header and bytes in `stored`/`data`.
@@ -70,7 +78,6 @@ class Store {
 
  private:
   static constexpr size_t kStripes = 1024;
-  void apply_due_flush();
   bool write_flush_record();
 
   leveldb::DB* db_ = nullptr;
@@ -78,9 +85,11 @@ class Store {
   leveldb::Cache* cache_ = nullptr;
   leveldb::WriteOptions write_options_;
   std::atomic<uint64_t> next_cas_{1};
-  // Items with a cas below flush_cas_ were stored before the last flush_all.
+  // Items with a unique below flush_cas_ were stored before the last immediate flush_all.
   std::atomic<uint64_t> flush_cas_{0};
-  // A delayed flush_all's time (unix seconds), 0: none pending.
+  // Items stored (unix seconds) before flushed_before_ were flushed by a delayed flush_all
+  // whose time has come; flush_at_ is the latest delayed one's time (0: none).
+  std::atomic<int64_t> flushed_before_{0};
   std::atomic<int64_t> flush_at_{0};
   std::mutex flush_mutex_;
   std::mutex stripes_[kStripes];

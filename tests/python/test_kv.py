@@ -14,6 +14,7 @@ import signal
 import socket
 import subprocess
 import threading
+import time
 
 import pytest
 from pymemcache.client.base import Client
@@ -169,6 +170,24 @@ def test_answers_match_memcached_byte_for_byte(serve, memcached, tmp_path):
     handler_errors = sum(r.count(b"CLIENT_ERROR cannot increment or decrement non-numeric value\r\n") for r in got)
     assert handler_errors == 1
     assert net["refused_by_protocol"] == errors - handler_errors
+
+
+def test_delayed_flush_all_matches_memcached(serve, memcached, tmp_path):
+    # A flush at a time already past flushes only what was stored before that time; one in
+    # the future flushes nothing yet; an immediate one flushes everything stored so far.
+    # (What a future flush does when its time comes needs a wait: not tested here.)
+    past = int(time.time()) - 3600
+    script = (b"set a 0 0 1\r\na\r\nflush_all %d\r\nget a\r\n"
+              b"flush_all 100\r\nget a\r\nflush_all 0\r\nget a\r\nset b 0 0 1\r\nb\r\nget a b\r\n" % past)
+    end = b"VALUE b 0 1\r\nb\r\nEND\r\n"
+    host, port, _ = memcached
+    want = exchange(socket.create_connection((host, port), timeout=30), script, end)
+    server = serve_kv(serve, tmp_path / "db")
+    got = exchange(tcp_client(server), script, end)
+    assert got == want
+    assert got == (b"STORED\r\nOK\r\nVALUE a 0 1\r\na\r\nEND\r\nOK\r\nVALUE a 0 1\r\na\r\nEND\r\n"
+                   b"OK\r\nEND\r\nSTORED\r\n" + end)
+    server.stop()
 
 
 # ---- bad input ----
