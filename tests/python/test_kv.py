@@ -115,6 +115,7 @@ def test_pymemcache_round_trips_every_command(serve, tmp_path):
     assert c.version() == b"quanta-kv 1.0"
     stats = {k.decode() if isinstance(k, bytes) else k: v for k, v in c.stats().items()}
     assert int(stats["get_hits"]) >= 1 and int(stats["cmd_set"]) >= 1
+    assert stats["version"] == b"quanta-kv-1.0"
     files = {k.decode() if isinstance(k, bytes) else k: v for k, v in c.stats("leveldb").items()}
     assert "files_at_level0" in files
     assert c.stats("slabs") == {}
@@ -397,13 +398,20 @@ def test_udp_get_with_the_memcached_frame_header(serve, tmp_path):
     reply, count = udp_exchange(sock, 10, ("get " + " ".join(key(i) for i in keys) + "\r\n").encode())
     assert count == 3
     assert reply == b"".join(f"VALUE {key(i)} 0 64\r\n".encode() + value(i) + b"\r\n" for i in keys) + b"END\r\n"
+    # Bad input over UDP: memcached's error lines, framed like any reply.
     assert udp_exchange(sock, 11, b"bogus\r\n")[0] == b"ERROR\r\n"
-    sock.send(b"get u\r\n")   # no frame header: not answered, counted
-    while server.snapshot()["udp"]["bad_datagram_header"] < 1:
-        pass
+    assert udp_exchange(sock, 12, b"get " + b"k" * 251 + b"\r\n")[0] == b"CLIENT_ERROR bad command line format\r\n"
+    assert udp_exchange(sock, 13, b"set u 0 0 3\r\nabcXY")[0] == b"CLIENT_ERROR bad data chunk\r\n"
+    sock.send(b"get u\r\n")                                  # no frame header
+    sock.send(FRAME.pack(14, 0, 1, 0) + b"set u 0 0 10\r\nabc")  # a value shorter than announced
+    while True:   # neither is answered; both are counted
+        net = server.snapshot()["udp"]
+        if net["bad_datagram_header"] == 1 and net["bad_truncated"] == 1:
+            break
+    assert udp_exchange(sock, 15, b"get u\r\n")[0] == b"VALUE u 5 3\r\nabc\r\nEND\r\n"   # unchanged
     net = server.stop()["network"]["udp"]
-    assert net["bad_datagram_header"] == 1
-    assert net["requests"] == net["replies_ok"] == 4
+    assert net["refused_by_protocol"] == 3
+    assert net["requests"] == net["replies_ok"] == 5
 
 
 # ---- quanta load ----
