@@ -20,9 +20,9 @@ import pytest
 from pymemcache.client.base import Client
 
 from conftest import BUILD_DIR
-from test_kvcache import (CASES, FRAME, LineReader, exchange, memcached, read_until,  # noqa: F401 (fixture)
+from test_kvcache import (CASES, FRAME, LineReader, exchange, memcached,  # noqa: F401 (fixture)
                           replies_to_cases, udp_exchange)
-from test_serve import Server, closed_by_server, serve, tcp_client, udp_client  # noqa: F401 (fixture)
+from test_serve import serve, tcp_client, udp_client  # noqa: F401 (fixture)
 
 
 def kv_app(mode="clock"):
