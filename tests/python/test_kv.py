@@ -8,6 +8,7 @@ never timings.
 Run by scripts/kv/test.sh after scripts/kv/build.sh (ctest's python.cli leaves this file
 out: the app is built after LevelDB). A missing app fails the tests; none is skipped."""
 import os
+import random
 import re
 import shutil
 import signal
@@ -229,6 +230,33 @@ def test_bad_input_gets_memcached_error_lines_and_the_server_goes_on(serve, tmp_
     assert net["closed_mid_request"] == 2
     # bogus, two long keys, the bad chunk and its "W", the junk, the value too large
     assert net["refused_by_protocol"] == 7
+
+
+def test_random_bytes_never_crash_the_server(serve, tmp_path):
+    # Seeded junk, some of it shaped like commands, on connections that close at any point
+    # (some mid-command); after it the server still answers and stops cleanly.
+    rng = random.Random(23)
+    server = serve_kv(serve, tmp_path / "db", "--max-payload-bytes", "4096", config="keys=10")
+    verbs = [b"get", b"gets", b"set", b"add", b"cas", b"append", b"incr", b"decr", b"touch", b"delete",
+             b"scan", b"flush_all", b"stats", b"verbosity"]
+    for _ in range(40):
+        conn = tcp_client(server)
+        for _ in range(rng.randrange(1, 20)):
+            if rng.random() < 0.5:
+                chunk = bytes(rng.randrange(256) for _ in range(rng.randrange(1, 300)))
+            else:
+                words = [rng.choice(verbs)] + [rng.choice([b"key:0000000001", b"k", b"-1", b"0", b"99999999999999999999",
+                                                           b"5", b"noreply", b"\xff\x00"])
+                                               for _ in range(rng.randrange(0, 6))]
+                chunk = b" ".join(words) + rng.choice([b"\r\n", b"\n", b"\r\nabcde\r\n", b""])
+            try:
+                conn.sendall(chunk)
+            except (BrokenPipeError, ConnectionResetError):
+                break   # the server closed it (a line too long, a quit): as it may
+        conn.close()
+    assert exchange(tcp_client(server), b"get key:0000000001\r\nversion\r\n", b"1.0\r\n").endswith(
+        b"VERSION quanta-kv 1.0\r\n")
+    server.stop()   # exit 0: nothing crashed, every task ended
 
 
 # ---- scan ----
