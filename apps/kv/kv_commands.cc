@@ -2,8 +2,8 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <memory>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <unistd.h>
 
@@ -13,6 +13,11 @@ namespace kv {
 namespace {
 
 int64_t g_started = now_s();
+
+// The framer bounds a value by the request limit (--max-payload-bytes), but appends could
+// grow an item without end; past memcached's default item size (its -I, 1 MB) they get
+// memcached's answer for an item too large to store.
+constexpr size_t kMaxGrownItemBytes = 1u << 20;
 
 void reply(quanta_response* r, const char* line) {
   if (mc_reply_line(r, line) != 0) r->status = 1;
@@ -73,6 +78,7 @@ void do_store(Store& store, Counters& n, const mc_command& c, quanta_response* r
       case MC_PREPEND:
         // The old item's flags and expiry stay, as in memcached.
         if (!exists) answer = "NOT_STORED";
+        else if (old_data.size() + value.size() > kMaxGrownItemBytes) answer = "SERVER_ERROR out of memory storing object";
         h.flags = old.flags;
         h.expires_at = old.expires_at;
         break;

@@ -232,6 +232,19 @@ def test_bad_input_gets_memcached_error_lines_and_the_server_goes_on(serve, tmp_
     assert net["refused_by_protocol"] == 7
 
 
+def test_appends_stop_at_memcached_item_size(serve, tmp_path):
+    # Each append is within the request limit; the item they would make is over 1 MB.
+    server = serve_kv(serve, tmp_path / "db", "--max-payload-bytes", "700000", "--max-response-bytes", "1000000")
+    conn = tcp_client(server)
+    big = b"a" * 600000
+    assert exchange(conn, b"set g 0 0 %d\r\n%s\r\n" % (len(big), big), b"\r\n") == b"STORED\r\n"
+    assert exchange(conn, b"append g 0 0 %d\r\n%s\r\n" % (len(big), big), b"\r\n") == (
+        b"SERVER_ERROR out of memory storing object\r\n")
+    assert exchange(conn, b"prepend g 0 0 3\r\nxyz\r\n", b"\r\n") == b"STORED\r\n"
+    assert exchange(conn, b"get g\r\n", b"END\r\n") == b"VALUE g 0 600003\r\nxyz" + big + b"\r\nEND\r\n"
+    server.stop()
+
+
 def test_random_bytes_never_crash_the_server(serve, tmp_path):
     # Seeded junk, some of it shaped like commands, on connections that close at any point
     # (some mid-command); after it the server still answers and stops cleanly.
