@@ -293,15 +293,16 @@ def test_scan_walks_keys_in_order_from_the_start_key(serve, tmp_path):
     server.stop()
 
 
-@pytest.mark.parametrize("mode", ["clock", "flag"])
-def test_scans_under_concurrent_writers_on_several_workers(serve, tmp_path, mode):
+@pytest.mark.parametrize("mode, dispatch", [("clock", "jsq-msq"), ("flag", "jsq-msq"), ("clock", "central")])
+def test_scans_under_concurrent_writers_on_several_workers(serve, tmp_path, mode, dispatch):
     # Two workers (oversubscribed on a small machine), short quanta so that scans are
     # preempted again and again inside LevelDB, writers that set and increment the same
     # keys from several connections. Every increment must count (read-modify-write under
     # the key's stripe), every scan must finish, and the server must still answer after.
+    # With central dispatch a preempted scan may go on on the other worker (a migration).
     keys, writers, rounds = 2000, 4, 150
     server = serve_kv(serve, tmp_path / "db", "--workers", "2", "--oversubscribe", "--preempt", mode,
-                      "--quantum-us", "5", config=f"keys={keys}", mode=mode)
+                      "--quantum-us", "5", "--dispatch", dispatch, config=f"keys={keys}", mode=mode)
     scans_done = []
     errors = []
 
