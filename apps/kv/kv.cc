@@ -12,6 +12,7 @@
 // and why, cas uniques, flush_all), kv_commands.* (the commands), kv_config.* (settings),
 // this file (the app: classes, framing, generated requests, setup and teardown).
 #include <cstdio>
+#include <memory>
 #include <mutex>
 
 #include <quanta/quanta.h>
@@ -19,6 +20,7 @@
 #include "kv_commands.h"
 #include "kv_config.h"
 #include "kv_store.h"
+#include "kv_zipf.h"
 #include "memcached_text.h"
 
 namespace {
@@ -26,6 +28,7 @@ namespace {
 kv::Config g_config;
 kv::Store g_store;
 kv::Counters g_counters;
+std::unique_ptr<kv::Zipf> g_zipf;  // with zipf=S: the generator's key popularity
 std::mutex g_open_mutex;
 bool g_open_failed = false;
 
@@ -82,7 +85,13 @@ const quanta_protocol kMemcachedText = {
 
 int kv_make_request(const quanta_request_spec* spec, void* buffer, uint32_t capacity, uint32_t* len) {
   char key[32];
-  const uint64_t index = g_config.keys > 0 ? quanta_random(spec->rng) % g_config.keys : 0;
+  uint64_t index = 0;
+  if (g_zipf != nullptr) {
+    // 53 random bits: a double in [0, 1).
+    index = g_zipf->draw([spec] { return static_cast<double>(quanta_random(spec->rng) >> 11) * 0x1.0p-53; });
+  } else if (g_config.keys > 0) {
+    index = quanta_random(spec->rng) % g_config.keys;
+  }
   const uint32_t key_len = kv::generated_key(key, index);
   char* out = static_cast<char*>(buffer);
   uint32_t n = 0;
@@ -110,6 +119,8 @@ int kv_setup(const char* config) {
   g_classes[CLASS_GET].share = g_config.get_share;
   g_classes[CLASS_SET].share = g_config.set_share;
   g_classes[CLASS_SCAN].share = g_config.scan_share;
+  g_zipf.reset();
+  if (g_config.zipf > 0 && g_config.keys > 0) g_zipf = std::make_unique<kv::Zipf>(g_config.zipf, g_config.keys);
   return 0;
 }
 

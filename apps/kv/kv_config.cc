@@ -75,13 +75,16 @@ bool parse_config(const char* text, Config* out) {
     } else if (name == "scan_count") {
       expected = "1..1000000";
       ok = parse_u64(value, 1, MC_MAX_SCAN_COUNT, &out->scan_count);
+    } else if (name == "zipf") {
+      expected = "a skew in [0, 10] (0: uniform popularity)";
+      ok = parse_share(value, &out->zipf) && out->zipf <= 10;
     } else if (name == "get" || name == "set" || name == "scan") {
       expected = "a share >= 0";
       ok = parse_share(value, name == "get" ? &out->get_share : name == "set" ? &out->set_share : &out->scan_share);
     } else {
       std::fprintf(stderr,
                    "kv: unknown setting '%s' in --app-config (known: db, cache_mb, sync, create, keys, "
-                   "value_bytes, scan_count, get, set, scan)\n",
+                   "value_bytes, scan_count, zipf, get, set, scan)\n",
                    name.c_str());
       return false;
     }

@@ -14,6 +14,7 @@ struct Config {
   uint64_t keys = 0;           // keys=N: preload key:0000000000 ... (and generate requests over them)
   uint64_t value_bytes = 64;   // value_bytes=B: the preloaded and generated values' size
   uint64_t scan_count = 5000;  // scan_count=C: items a generated scan walks
+  double zipf = 0;             // zipf=S: generated keys' popularity zipf(S) (0.99: YCSB's); 0: uniform
   double get_share = 1, set_share = 0, scan_share = 0;  // get=S,set=S,scan=S: generator shares
 };
 

@@ -36,7 +36,7 @@ for mode in "${modes[@]}"; do
   "$qbuild/bin/quanta-clang" "${common[@]}" -std=c11 -c "$root/apps/memcached_text/memcached_text.c" \
     -o "$obj/memcached_text.o"
   objects=("$obj/memcached_text.o")
-  for src in kv kv_commands kv_config kv_store; do
+  for src in kv kv_commands kv_config kv_store kv_zipf; do
     "$qbuild/bin/quanta-clang++" "${common[@]}" -Wextra -std=c++17 -I"$inc" -c "$root/apps/kv/$src.cc" -o "$obj/$src.o"
     objects+=("$obj/$src.o")
   done

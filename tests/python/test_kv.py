@@ -7,6 +7,7 @@ never timings.
 
 Run by scripts/kv/test.sh after scripts/kv/build.sh (ctest's python.cli leaves this file
 out: the app is built after LevelDB). A missing app fails the tests; none is skipped."""
+import collections
 import os
 import random
 import re
@@ -562,3 +563,51 @@ def test_two_servers_behind_libmemcached_distribution(serve, tmp_path):
     assert all(int(st[b"cmd_set"]) > 0 for st in stats), stats
     for s in servers:
         assert s.stop()["network"]["tcp"]["refused_by_protocol"] == 0
+
+
+# ---- generated key popularity ----
+
+def record_gets(run_json, config, count=1000):
+    """Runs `quanta load` with kv's generator against a stand-in server that answers every
+    get with a miss and counts the keys asked for."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    keys = collections.Counter()
+
+    def serve_one():
+        conn, _ = listener.accept()
+        data = b""
+        while True:
+            chunk = conn.recv(65536)
+            if not chunk:
+                return
+            data += chunk
+            lines = data.split(b"\r\n")
+            data = lines.pop()
+            for line in lines:
+                verb, key = line.split(b" ")
+                assert verb == b"get"
+                keys[key.decode()] += 1
+            conn.sendall(b"END\r\n" * len(lines))
+
+    thread = threading.Thread(target=serve_one, daemon=True)
+    thread.start()
+    report = run_json("load", "--app", kv_app(), "--app-config", config, "--target",
+                      f"tcp://127.0.0.1:{listener.getsockname()[1]}", "--rate-rps", str(count * 2), "--duration-s",
+                      "0.5", "--arrivals", "constant", "--timeout-ms", "5000", "--warmup-frac", "0", "--no-progress")
+    thread.join()
+    listener.close()
+    assert sum(keys.values()) == report["client"]["sent"] == report["client"]["answered"]
+    return keys
+
+
+def test_generated_keys_follow_the_configured_popularity(run_json):
+    # zipf(0.99) over 1000 keys: the first key has 1/H(1000, 0.99) = 12.9% of the draws,
+    # the second half; uniform gives each key 0.1%.
+    skewed = record_gets(run_json, "keys=1000,zipf=0.99")
+    total = sum(skewed.values())
+    first, second = skewed[key(0)] / total, skewed[key(1)] / total
+    assert 0.08 < first < 0.18 and 0.03 < second < 0.10, (first, second)
+    assert skewed.most_common(1)[0][0] == key(0)
+    uniform = record_gets(run_json, "keys=1000")
+    assert uniform.most_common(1)[0][1] <= 10
+    assert len(uniform) > 500
