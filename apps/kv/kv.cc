@@ -10,7 +10,8 @@
 //
 // The files: kv_item.h (an item's layout in LevelDB), kv_store.* (the database, its locks
 // and why, cas uniques, flush_all), kv_commands.* (the commands), kv_config.* (settings),
-// this file (the app: classes, framing, generated requests, setup and teardown).
+// kv_zipf.* (generated keys' popularity), this file (the app: classes, framing, generated
+// requests, setup and teardown).
 #include <cstdio>
 #include <memory>
 #include <mutex>
