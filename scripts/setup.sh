@@ -9,7 +9,7 @@ packages=(
   clang-19 llvm-19-dev llvm-19-tools lld-19 libclang-rt-19-dev
   libboost-context-dev libgtest-dev libgmock-dev libbenchmark-dev
   libcli11-dev nlohmann-json3-dev zlib1g-dev liburing-dev
-  memcached libmemcached-tools
+  memcached libmemcached-tools nutcracker
   cmake ninja-build git make pkg-config
   dpkg-dev valgrind
   python3 python3-venv python3-pytest python3-numpy python3-matplotlib

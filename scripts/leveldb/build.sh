@@ -18,10 +18,13 @@ out="$root/third_party_src/leveldb/build-$mode"
 export QUANTA_MODE="$mode" QUANTA_STATS=1
 # A fresh configuration every time: when a cached one names another compiler, CMake wipes
 # it and re-runs without the -D options below, i.e. without Release's -O3.
+# Position-independent: the library is also linked into a shared-object app (apps/kv,
+# scripts/kv/build.sh).
 rm -rf "$out/CMakeCache.txt" "$out/CMakeFiles"
 cmake -S "$src" -B "$out" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_C_COMPILER="$qbuild/bin/quanta-clang" -DCMAKE_CXX_COMPILER="$qbuild/bin/quanta-clang++" \
-  -DLEVELDB_BUILD_TESTS=ON -DLEVELDB_BUILD_BENCHMARKS=ON -DBUILD_SHARED_LIBS=OFF >/dev/null
+  -DLEVELDB_BUILD_TESTS=ON -DLEVELDB_BUILD_BENCHMARKS=ON -DBUILD_SHARED_LIBS=OFF \
+  -DCMAKE_POSITION_INDEPENDENT_CODE=ON >/dev/null
 # Rebuild from scratch so that every object's probe count is in the log.
 ninja -C "$out" -t clean >/dev/null
 ninja -C "$out" -j2 2>&1 | tee "$out/build.log" | grep -E "error|FAILED" || true

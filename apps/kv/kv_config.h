@@ -1,0 +1,25 @@
+// kv's configuration (--app-config): comma-separated key=value settings.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace kv {
+
+struct Config {
+  std::string db;              // db=PATH: the LevelDB directory (required to serve)
+  uint64_t cache_mb = 8;       // cache_mb=M: LevelDB's block cache (its own default, 8 MB)
+  bool sync = false;           // sync=0|1: every write waits for the log's fsync
+  bool create = true;          // create=0|1: create the database if it is missing
+  uint64_t keys = 0;           // keys=N: preload key:0000000000 ... (and generate requests over them)
+  uint64_t value_bytes = 64;   // value_bytes=B: the preloaded and generated values' size
+  uint64_t scan_count = 5000;  // scan_count=C: items a generated scan walks
+  double zipf = 0;             // zipf=S: generated keys' popularity zipf(S) (0.99: YCSB's); 0: uniform
+  double get_share = 1, set_share = 0, scan_share = 0;  // get=S,set=S,scan=S: generator shares
+};
+
+// Parses `text` into `out` (which starts with the defaults). On a bad setting prints a
+// message naming it to stderr and returns false.
+bool parse_config(const char* text, Config* out);
+
+}  // namespace kv
