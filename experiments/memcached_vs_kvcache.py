@@ -36,13 +36,16 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 # The quanta servers compared, by name: a dispatcher and a worker thread (the default
-# layout) idling three ways, and one thread doing everything (docs/runtime.md).
+# layout) idling three ways, and one thread doing everything (docs/runtime.md) on the last
+# CPU, since the client takes the first (quanta load's default, the dispatcher's CPU in the
+# two-thread layouts).
 QUANTA_LAYOUTS = {
     "spin": ["--idle", "spin"],
     "yield": ["--idle", "yield"],
     "block": ["--idle", "block"],
     "one-thread": ["--dispatcher-only", "--idle", "block"],
 }
+LAST_CPU_LAYOUTS = {"one-thread"}
 
 
 def us(value):
@@ -201,7 +204,8 @@ def main():
     names = ["memcached"] + [f"quanta-{l}" for l in layouts]
 
     def quanta_command(layout):
-        return [quanta, "serve", "--app", server_app, "--app-config", f"keys={args.keys},value_bytes={args.value_bytes}",
+        pin = ["taskset", "-c", str(max(os.sched_getaffinity(0)))] if layout in LAST_CPU_LAYOUTS else []
+        return pin + [quanta, "serve", "--app", server_app, "--app-config", f"keys={args.keys},value_bytes={args.value_bytes}",
                 "--listen", f"tcp://127.0.0.1:{q_port}", "--listen", f"udp://127.0.0.1:{q_port}", "--format", "json",
                 "--idle-spin-us", str(args.idle_spin_us), "--udp-receive", args.udp_receive, *QUANTA_LAYOUTS[layout]]
     # memcached stays up (it sleeps in epoll when idle, costing the others nothing); quanta's
