@@ -18,7 +18,8 @@ Doorbell::Doorbell() : fd_(eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) {
 Doorbell::~Doorbell() { ::close(fd_); }
 
 void Doorbell::disarm() {
-  armed_.store(false, std::memory_order_relaxed);
+  // Still armed: nobody rang, nothing was written.
+  if (armed_.exchange(false, std::memory_order_acq_rel)) return;
   uint64_t count = 0;
   // Nonblocking: nothing to read when nobody rang.
   [[maybe_unused]] const ssize_t got = ::read(fd_, &count, sizeof count);

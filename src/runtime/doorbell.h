@@ -20,7 +20,8 @@ class Doorbell {
   int fd() const { return fd_; }
   // The dispatcher, before its last check for work.
   void arm() { armed_.store(true, std::memory_order_seq_cst); }
-  // The dispatcher, after its sleep: reads the eventfd back to zero.
+  // The dispatcher, after its sleep: reads the eventfd back to zero if anyone rang (a
+  // ring takes the arming back), so a sleep nobody rang for costs no system call here.
   void disarm();
   // A producer, after publishing work the dispatcher must see.
   void ring() {
@@ -28,7 +29,10 @@ class Doorbell {
     if (armed_.load(std::memory_order_relaxed) && armed_.exchange(false, std::memory_order_acq_rel)) write_event();
   }
   // Wakes the dispatcher whether or not it sleeps (the runtime is stopping).
-  void ring_always() { write_event(); }
+  void ring_always() {
+    armed_.store(false, std::memory_order_seq_cst);
+    write_event();
+  }
 
  private:
   void write_event();
