@@ -173,9 +173,22 @@ def main():
                          " (each its own server: see QUANTA_LAYOUTS)")
     ap.add_argument("--idle-spin-us", type=float, default=20.0,
                     help="quanta serve --idle-spin-us (yield and block: spin this long before giving up the CPU)")
+    ap.add_argument("--replot", metavar="JSON",
+                    help="write the table and the plot again from a result this script wrote; runs nothing")
     ap.add_argument("--quick", action="store_true", help="two low rates, 0.5 s each: checks the script works")
     ap.add_argument("--out-dir", default=str(ROOT / "experiments" / "results"))
     args = ap.parse_args()
+    if args.replot:
+        try:
+            result = json.loads(Path(args.replot).read_text())
+            names, rates = result["servers"], sorted({p["rate_rps"] for p in result["points"]})
+            transports = sorted({p["transport"] for p in result["points"]}, key=["tcp", "udp"].index)
+        except (OSError, ValueError, KeyError) as e:
+            ap.error(f"--replot: cannot read '{args.replot}' as this script's result: {e}")
+        stem = Path(args.replot).with_suffix("")
+        Path(f"{stem}.md").write_text(markdown(result, names, transports, rates))
+        plot(result, names, transports, f"{stem}.png")
+        return
     if args.quick:
         args.rates, args.duration_s, args.keys = "2000,4000", 0.5, 1000
     try:
@@ -183,10 +196,10 @@ def main():
         if any(r <= 0 for r in rates):
             raise ValueError
     except ValueError:
-        sys.exit(f"--rates: '{args.rates}' is not a comma list of positive integers")
+        ap.error(f"--rates: '{args.rates}' is not a comma list of positive integers")
     transports = args.transports.split(",")
     if any(t not in ("tcp", "udp") for t in transports):
-        sys.exit(f"--transports: '{args.transports}' (expected tcp, udp or tcp,udp)")
+        ap.error(f"--transports: '{args.transports}' (expected tcp, udp or tcp,udp)")
     memcached = shutil.which("memcached")
     if memcached is None:
         sys.exit("memcached is not installed (scripts/setup.sh installs it)")
@@ -200,7 +213,7 @@ def main():
         mc_cmd += ["-u", "root"]
     layouts = args.quanta.split(",")
     if not layouts or any(l not in QUANTA_LAYOUTS for l in layouts):
-        sys.exit(f"--quanta: '{args.quanta}' (expected a comma list of {', '.join(QUANTA_LAYOUTS)})")
+        ap.error(f"--quanta: '{args.quanta}' (expected a comma list of {', '.join(QUANTA_LAYOUTS)})")
     names = ["memcached"] + [f"quanta-{l}" for l in layouts]
 
     def quanta_command(layout):
@@ -315,10 +328,13 @@ def plot(result, names, transports, path):
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
+        print(f"memcached_vs_kvcache.py: no matplotlib here, so no {path} (the venv of scripts/setup.sh has it)",
+              file=sys.stderr)
         return
     fig, axes = plt.subplots(1, len(transports), figsize=(6 * len(transports), 4), squeeze=False)
     for ax, transport in zip(axes[0], transports):
-        for name, style in zip(names, ("o-", "s-", "^-")):
+        for i, name in enumerate(names):
+            style = ("o-", "s-", "^-", "v-", "d-", "x-")[i % 6]
             pts = [p for p in result["points"] if p["server"] == name and p["transport"] == transport]
             finite = [p for p in pts if isinstance(p["p99_us"], (int, float))]
             ax.plot([p["rate_rps"] for p in finite], [p["p99_us"] for p in finite], style, label=f"{name} p99")

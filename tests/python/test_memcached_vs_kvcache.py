@@ -32,3 +32,24 @@ def test_quick_run_covers_every_server_transport_and_rate(tmp_path):
     assert set(result["summary"]) == {f"{s}_{t}" for s in result["servers"] for t in ("tcp", "udp")}
     assert (tmp_path / "memcached_vs_kvcache_quick.md").read_text().startswith("# memcached vs quanta")
     assert (tmp_path / "memcached_vs_kvcache_quick.png").stat().st_size > 0
+
+
+def test_replot_writes_the_table_and_plot_again_from_a_result(tmp_path):
+    # A small result of the script's own shape: two servers, one transport, two rates.
+    points = [{"server": s, "transport": "udp", "rate_rps": r, "answered_share": 1.0, "p99_us": 100.0 + r / 100,
+               "server_cores_busy": 0.5} for s in ("memcached", "quanta-one-thread") for r in (1000, 2000)]
+    summary = {f"{s}_udp": {"sustained_rps": 2000, "p99_us_at_sustained": 120.0, "requests_per_cpu_s_at_sustained": 4000.0}
+               for s in ("memcached", "quanta-one-thread")}
+    result = {"value_bytes": 64, "duration_s": 1.0, "cpus": 2, "max_p99_ms": 10.0,
+              "servers": ["memcached", "quanta-one-thread"], "points": points, "summary": summary}
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps(result))
+    proc = subprocess.run([sys.executable, str(SCRIPT), "--replot", str(path)], capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    table = (tmp_path / "r.md").read_text()
+    assert "| udp | 2000 | 1.000 / 120 / 0.50 | 1.000 / 120 / 0.50 |" in table
+    assert (tmp_path / "r.png").stat().st_size > 0
+    bad = subprocess.run([sys.executable, str(SCRIPT), "--replot", str(tmp_path / "missing.json")],
+                         capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and "--replot" in bad.stderr
