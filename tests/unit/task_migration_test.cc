@@ -117,11 +117,15 @@ __attribute__((noinline)) void spin_until_preempted(Task&) {
   }  // no probe: only the signal can stop it; the thread that resumes it ends the spin
 }
 
-void use_alt_stack(std::vector<char>& memory) {
+// Returns the thread's previous alternate stack, to be put back before the thread ends
+// (ASan unmaps the one a thread ends with, taking it for its own).
+stack_t use_alt_stack(std::vector<char>& memory) {
   stack_t s{};
   s.ss_sp = memory.data();
   s.ss_size = memory.size();
-  sigaltstack(&s, nullptr);
+  stack_t previous{};
+  sigaltstack(&s, &previous);
+  return previous;
 }
 
 void* current_alt_stack() {
@@ -141,13 +145,14 @@ TEST(TaskMigration, AThreadKeepsItsAlternateSignalStackWhenASignalledTaskReturns
   std::atomic<long> a_tid{0};
   std::atomic<int> phase{0};  // 1: preempted on A
   std::thread a([&] {
-    use_alt_stack(a_alt);
+    const stack_t previous = use_alt_stack(a_alt);
     QuantumRunner runner;
     a_tid.store(syscall(SYS_gettid));
     preempt_state().signal_deadline_tsc = 0;  // any signal is for this quantum
     const bool finished = runner.resume(task, 0, QuantumRunner::kNoDeadline);
     EXPECT_FALSE(finished);
     phase.store(1);
+    sigaltstack(&previous, nullptr);
   });
   while (!g_spinning.load()) std::this_thread::yield();
   syscall(SYS_tgkill, getpid(), a_tid.load(), kPreemptSignal);
@@ -156,12 +161,13 @@ TEST(TaskMigration, AThreadKeepsItsAlternateSignalStackWhenASignalledTaskReturns
   void* b_alt = nullptr;
   void* b_alt_after = nullptr;
   std::thread b([&] {
-    use_alt_stack(b_alt_memory);
+    const stack_t previous = use_alt_stack(b_alt_memory);
     b_alt = current_alt_stack();
     QuantumRunner runner;
     g_spinning.store(false);  // the task ends its spin once the handler has returned
     EXPECT_TRUE(runner.resume(task, 0, QuantumRunner::kNoDeadline));
     b_alt_after = current_alt_stack();
+    sigaltstack(&previous, nullptr);
   });
   b.join();
   EXPECT_EQ(b_alt, static_cast<void*>(b_alt_memory.data()));
