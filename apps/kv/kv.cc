@@ -33,29 +33,12 @@ std::unique_ptr<kv::Zipf> g_zipf;  // with zipf=S: the generator's key popularit
 std::mutex g_open_mutex;
 bool g_open_failed = false;
 
-enum { CLASS_GET, CLASS_SET, CLASS_SCAN, CLASS_OTHER, CLASS_COUNT };
-
-quanta_class g_classes[CLASS_COUNT] = {
+quanta_class g_classes[MC_CLASS_COUNT] = {
     {.name = "get", .share = 1.0, .service_us = 0},
     {.name = "set", .share = 0.0, .service_us = 0},
     {.name = "scan", .share = 0.0, .service_us = 0},
     {.name = "other", .share = 0.0, .service_us = 0},
 };
-
-uint32_t class_of(mc_verb verb) {
-  switch (verb) {
-    case MC_GET:
-    case MC_GETS: return CLASS_GET;
-    case MC_SET:
-    case MC_ADD:
-    case MC_REPLACE:
-    case MC_APPEND:
-    case MC_PREPEND:
-    case MC_CAS: return CLASS_SET;
-    case MC_SCAN: return CLASS_SCAN;
-    default: return CLASS_OTHER;
-  }
-}
 
 void kv_handle(const quanta_request* request, quanta_response* response) {
   mc_command c;
@@ -67,16 +50,9 @@ void kv_handle(const quanta_request* request, quanta_response* response) {
   kv::run_command(g_store, g_counters, c, response);
 }
 
-int kv_frame(const void* bytes, uint32_t len, quanta_frame* frame) {
-  mc_verb verb = MC_VERB_COUNT;
-  const int verdict = mc_frame_request(bytes, len, frame, &verb);
-  if (verdict == QUANTA_FRAME_REQUEST) frame->class_index = class_of(verb);
-  return verdict;
-}
-
 const quanta_protocol kMemcachedText = {
     .name = "memcached-text",
-    .frame_request = kv_frame,
+    .frame_request = mc_frame_classified,
     .overloaded_reply = mc_overloaded_reply,
     .frame_reply = mc_frame_reply,
     .datagram = QUANTA_DATAGRAM_MEMCACHED,
@@ -94,19 +70,11 @@ int kv_make_request(const quanta_request_spec* spec, void* buffer, uint32_t capa
     index = quanta_random(spec->rng) % g_config.keys;
   }
   const uint32_t key_len = kv::generated_key(key, index);
-  char* out = static_cast<char*>(buffer);
-  uint32_t n = 0;
-  if (spec->class_index == CLASS_SET) {
-    char value[4096];
-    kv::generated_value(value, index, g_config.value_bytes);
-    n = mc_build_set(out, capacity, key, key_len, value, static_cast<uint32_t>(g_config.value_bytes));
-  } else if (spec->class_index == CLASS_SCAN) {
-    n = mc_build_scan(out, capacity, key, key_len, static_cast<uint32_t>(g_config.scan_count));
-  } else if (spec->class_index == CLASS_GET) {
-    n = mc_build_get(out, capacity, key, key_len);
-  } else {
-    n = capacity > 9 ? static_cast<uint32_t>(std::snprintf(out, capacity, "version\r\n")) : 0;
-  }
+  char value[4096];
+  if (spec->class_index == MC_CLASS_SET) kv::generated_value(value, index, g_config.value_bytes);
+  const uint32_t n = mc_build_for_class(spec->class_index, static_cast<char*>(buffer), capacity, key, key_len, value,
+                                        static_cast<uint32_t>(g_config.value_bytes),
+                                        static_cast<uint32_t>(g_config.scan_count));
   if (n == 0) return -1;
   *len = n;
   return 0;
@@ -117,9 +85,9 @@ int kv_make_request(const quanta_request_spec* spec, void* buffer, uint32_t capa
 int kv_setup(const char* config) {
   g_config = kv::Config();
   if (!kv::parse_config(config, &g_config)) return -1;
-  g_classes[CLASS_GET].share = g_config.get_share;
-  g_classes[CLASS_SET].share = g_config.set_share;
-  g_classes[CLASS_SCAN].share = g_config.scan_share;
+  g_classes[MC_CLASS_GET].share = g_config.get_share;
+  g_classes[MC_CLASS_SET].share = g_config.set_share;
+  g_classes[MC_CLASS_SCAN].share = g_config.scan_share;
   g_zipf.reset();
   if (g_config.zipf > 0 && g_config.keys > 0) g_zipf = std::make_unique<kv::Zipf>(g_config.zipf, g_config.keys);
   return 0;
@@ -154,7 +122,7 @@ const quanta_app kKv = {
     .teardown_worker = nullptr,
     .teardown = kv_teardown,
     .classes = g_classes,
-    .class_count = CLASS_COUNT,
+    .class_count = MC_CLASS_COUNT,
     .make_request = kv_make_request,
     .protocol = &kMemcachedText,
 };

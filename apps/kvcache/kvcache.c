@@ -415,40 +415,16 @@ static void kvcache_handle(const quanta_request* request, quanta_response* respo
 
 /* ---- classes, framing, generated requests ---- */
 
-enum { CLASS_GET, CLASS_SET, CLASS_SCAN, CLASS_OTHER, CLASS_COUNT };
-
-static quanta_class g_classes[CLASS_COUNT] = {
+static quanta_class g_classes[MC_CLASS_COUNT] = {
     {.name = "get", .share = 1.0, .service_us = 0},
     {.name = "set", .share = 0.0, .service_us = 0},
     {.name = "scan", .share = 0.0, .service_us = 0},
     {.name = "other", .share = 0.0, .service_us = 0},
 };
 
-static uint32_t class_of(mc_verb verb) {
-  switch (verb) {
-    case MC_GET:
-    case MC_GETS: return CLASS_GET;
-    case MC_SET:
-    case MC_ADD:
-    case MC_REPLACE:
-    case MC_APPEND:
-    case MC_PREPEND:
-    case MC_CAS: return CLASS_SET;
-    case MC_SCAN: return CLASS_SCAN;
-    default: return CLASS_OTHER;
-  }
-}
-
-static int kvcache_frame(const void* bytes, uint32_t len, quanta_frame* frame) {
-  mc_verb verb = MC_VERB_COUNT;
-  const int verdict = mc_frame_request(bytes, len, frame, &verb);
-  if (verdict == QUANTA_FRAME_REQUEST) frame->class_index = class_of(verb);
-  return verdict;
-}
-
 static const quanta_protocol kMemcachedText = {
     .name = "memcached-text",
-    .frame_request = kvcache_frame,
+    .frame_request = mc_frame_classified,
     .overloaded_reply = mc_overloaded_reply,
     .frame_reply = mc_frame_reply,
     .datagram = QUANTA_DATAGRAM_MEMCACHED,
@@ -467,19 +443,13 @@ static int kvcache_make_request(const quanta_request_spec* spec, void* buffer, u
   char key[32];
   const uint64_t index = g_keys > 0 ? quanta_random(spec->rng) % g_keys : 0;
   const uint32_t key_len = key_text(key, index);
-  uint32_t n = 0;
-  if (spec->class_index == CLASS_SET) {
-    char value[4096];
+  char value[4096];
+  if (spec->class_index == MC_CLASS_SET) {
     if (g_value_bytes > sizeof value) return -1;
     value_of(value, index, g_value_bytes);
-    n = mc_build_set(buffer, capacity, key, key_len, value, (uint32_t)g_value_bytes);
-  } else if (spec->class_index == CLASS_SCAN) {
-    n = mc_build_scan(buffer, capacity, key, key_len, (uint32_t)g_scan_count);
-  } else if (spec->class_index == CLASS_GET) {
-    n = mc_build_get(buffer, capacity, key, key_len);
-  } else {
-    n = capacity > 9 ? (uint32_t)snprintf(buffer, capacity, "version\r\n") : 0;
   }
+  const uint32_t n = mc_build_for_class(spec->class_index, buffer, capacity, key, key_len, value,
+                                        (uint32_t)g_value_bytes, (uint32_t)g_scan_count);
   if (n == 0) return -1;
   *len = n;
   return 0;
@@ -502,11 +472,11 @@ static int parse_config(const char* config) {
     } else if (sscanf(part, "scan_count=%llu%c", &v, &extra) == 1 && v >= 1 && v <= MC_MAX_SCAN_COUNT) {
       g_scan_count = v;
     } else if (sscanf(part, "get=%lf%c", &share, &extra) == 1 && share >= 0 && share <= 1e9) {
-      g_classes[CLASS_GET].share = share;
+      g_classes[MC_CLASS_GET].share = share;
     } else if (sscanf(part, "set=%lf%c", &share, &extra) == 1 && share >= 0 && share <= 1e9) {
-      g_classes[CLASS_SET].share = share;
+      g_classes[MC_CLASS_SET].share = share;
     } else if (sscanf(part, "scan=%lf%c", &share, &extra) == 1 && share >= 0 && share <= 1e9) {
-      g_classes[CLASS_SCAN].share = share;
+      g_classes[MC_CLASS_SCAN].share = share;
     } else {
       fprintf(stderr,
               "kvcache: bad configuration '%s' (expected keys=N (<= 2^28), value_bytes=B (<= 4096), "
@@ -515,7 +485,7 @@ static int parse_config(const char* config) {
       return -1;
     }
   }
-  if (g_classes[CLASS_GET].share + g_classes[CLASS_SET].share + g_classes[CLASS_SCAN].share <= 0) {
+  if (g_classes[MC_CLASS_GET].share + g_classes[MC_CLASS_SET].share + g_classes[MC_CLASS_SCAN].share <= 0) {
     fprintf(stderr, "kvcache: the shares of get, set and scan are all 0\n");
     return -1;
   }
@@ -565,7 +535,7 @@ static const quanta_app kKvcache = {
     .handle_request = kvcache_handle,
     .teardown = kvcache_teardown,
     .classes = g_classes,
-    .class_count = CLASS_COUNT,
+    .class_count = MC_CLASS_COUNT,
     .make_request = kvcache_make_request,
     .protocol = &kMemcachedText,
 };

@@ -447,3 +447,35 @@ uint32_t mc_build_set(char* out, uint32_t capacity, const char* key, uint32_t ke
 uint32_t mc_build_scan(char* out, uint32_t capacity, const char* key, uint32_t key_len, uint32_t count) {
   return build(out, capacity, snprintf(out, capacity, "scan %.*s %u\r\n", (int)key_len, key, count));
 }
+
+uint32_t mc_class_of(mc_verb verb) {
+  switch (verb) {
+    case MC_GET:
+    case MC_GETS: return MC_CLASS_GET;
+    case MC_SET:
+    case MC_ADD:
+    case MC_REPLACE:
+    case MC_APPEND:
+    case MC_PREPEND:
+    case MC_CAS: return MC_CLASS_SET;
+    case MC_SCAN: return MC_CLASS_SCAN;
+    default: return MC_CLASS_OTHER;
+  }
+}
+
+int mc_frame_classified(const void* bytes, uint32_t len, quanta_frame* frame) {
+  mc_verb verb = MC_VERB_COUNT;
+  const int verdict = mc_frame_request(bytes, len, frame, &verb);
+  if (verdict == QUANTA_FRAME_REQUEST) frame->class_index = mc_class_of(verb);
+  return verdict;
+}
+
+uint32_t mc_build_for_class(uint32_t class_index, char* out, uint32_t capacity, const char* key, uint32_t key_len,
+                            const void* value, uint32_t value_len, uint32_t scan_count) {
+  switch (class_index) {
+    case MC_CLASS_GET: return mc_build_get(out, capacity, key, key_len);
+    case MC_CLASS_SET: return mc_build_set(out, capacity, key, key_len, value, value_len);
+    case MC_CLASS_SCAN: return mc_build_scan(out, capacity, key, key_len, scan_count);
+    default: return build(out, capacity, snprintf(out, capacity, "version\r\n"));
+  }
+}

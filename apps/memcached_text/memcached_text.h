@@ -110,6 +110,19 @@ uint32_t mc_build_set(char* out, uint32_t capacity, const char* key, uint32_t ke
                       uint32_t value_len);
 uint32_t mc_build_scan(char* out, uint32_t capacity, const char* key, uint32_t key_len, uint32_t count);
 
+/* The request classes a cache app serves, in the order of its class table: gets (get,
+ * gets), stores (set, add, replace, append, prepend, cas), scans, and every other command. */
+enum { MC_CLASS_GET, MC_CLASS_SET, MC_CLASS_SCAN, MC_CLASS_OTHER, MC_CLASS_COUNT };
+uint32_t mc_class_of(mc_verb verb);
+/* mc_frame_request with frame->class_index set by mc_class_of: a quanta_protocol's
+ * frame_request as it is. */
+int mc_frame_classified(const void* bytes, uint32_t len, quanta_frame* frame);
+/* make_request's bytes for a request of class `class_index` on `key`: a get, a set of
+ * `value` (value_len bytes), a scan of `scan_count` items, or a "version" for any other
+ * class. Returns the length, or 0 when it does not fit. */
+uint32_t mc_build_for_class(uint32_t class_index, char* out, uint32_t capacity, const char* key, uint32_t key_len,
+                            const void* value, uint32_t value_len, uint32_t scan_count);
+
 #ifdef __cplusplus
 }
 #endif

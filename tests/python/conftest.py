@@ -5,7 +5,10 @@ from pathlib import Path
 
 import pytest
 
-from udp_responder import UdpResponder
+# Shared checks get pytest's detailed assertion messages too.
+pytest.register_assert_rewrite("memcached_checks")
+
+from udp_responder import UdpResponder  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 # The build under test: tests/CMakeLists.txt names it; run by hand, build/.

@@ -18,6 +18,7 @@ import time
 import pytest
 from pymemcache.client.base import Client
 
+from memcached_checks import check_noreply, check_storage_commands
 from conftest import BUILD_DIR
 from test_serve import closed_by_server, read_replies, request, serve, tcp_client, udp_client  # noqa: F401 (fixture)
 
@@ -95,44 +96,12 @@ def test_pymemcache_round_trips_every_command(serve):
     c = Client(server.address["tcp"], timeout=30, connect_timeout=30, default_noreply=False)
     assert c.get(key(3)) == value(3)
     assert c.set("a", b"1") is True
-    assert c.get("a") == b"1"
-    got, cas = c.gets("a")
-    assert got == b"1" and cas
-    assert c.add("a", b"x") is False
-    assert c.add("b", b"y") is True
-    assert c.replace("b", b"yy") is True
-    assert c.replace("nope", b"z") is False
-    assert c.append("b", b"z") is True
-    assert c.prepend("b", b"x") is True
-    assert c.get("b") == b"xyyz"
-    assert c.append("nope", b"z") is False
-    _, cas_b = c.gets("b")
-    assert c.cas("b", b"new", cas_b) is True
-    assert c.cas("b", b"newer", cas_b) is False   # EXISTS: the unique changed with the store
-    assert c.cas("nope", b"v", 1) is None          # NOT_FOUND
-    assert c.get("b") == b"new"
-    assert c.delete("b") is True
-    assert c.delete("b") is False
-    assert c.set("n", b"10") is True
-    assert c.incr("n", 5) == 15
-    assert c.decr("n", 20) == 0                    # decr stops at 0
-    assert c.incr("nope", 1) is None
-    assert c.touch("n", 100) is True
-    assert c.touch("nope", 100) is False
-    assert c.get_many(["a", "n", "nope", key(7)]) == {"a": b"1", "n": b"0", key(7): value(7)}
+    check_storage_commands(c, key, value)
     assert c.version() == b"quanta-kvcache 1.0"
     stats = {k.decode() if isinstance(k, bytes) else k: v for k, v in c.stats().items()}
     assert int(stats["curr_items"]) == KEYS + 2      # the preloaded keys, a and n
     assert c.stats("slabs") == {}
-    # noreply: nothing comes back, so the next command's answer is its own.
-    assert c.set("q", b"quiet", noreply=True) is True
-    assert c.add("q", b"loud", noreply=True) is True
-    assert c.append("q", b"!", noreply=True) is True
-    assert c.incr("n", 7, noreply=True) is None
-    assert c.touch("q", 100, noreply=True) is True
-    assert c.get("q") == b"quiet!"
-    assert c.get("n") == b"7"
-    assert c.delete("q", noreply=True) is True
+    check_noreply(c)
     assert c.get("q") is None
     assert c.flush_all() is True
     assert c.get("a") is None and c.get(key(3)) is None
