@@ -50,6 +50,9 @@ def test_no_command_is_a_usage_error(run_quanta):
         (["--idle", "sleep"], "--idle"),
         (["--idle", "block", "--idle-spin-us", "-1"], "--idle-spin-us"),
         (["--idle-spin-us", "nan"], "--idle-spin-us"),
+        (["--seed", "18446744073709551616"], "--seed"),  # one past 2^64 - 1: refused, not clamped
+        (["--seed", "-1"], "--seed"),
+        (["--seed", "0x10"], "--seed"),
     ],
 )
 def test_bad_input_exits_2_naming_the_option(run_quanta, args, named):

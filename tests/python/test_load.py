@@ -39,6 +39,7 @@ def test_help_lists_every_load_option(run_quanta):
         (["--target", "udp://127.0.0.1:9000", "--duration-s", "abc"], "--duration-s"),
         (["--target", "udp://127.0.0.1:9000", "--warmup-frac", "1.5"], "--warmup-frac"),
         (["--target", "udp://127.0.0.1:9000", "--timeout-ms", "0"], "--timeout-ms"),
+        (["--target", "udp://127.0.0.1:9000", "--seed", "18446744073709551616"], "--seed"),
         (["--target", "udp://127.0.0.1:9000", "--timeout-ms", "inf"], "--timeout-ms"),
         (["--target", "tcp://127.0.0.1:9000", "--connections", "0"], "--connections"),
         (["--target", "udp://127.0.0.1:9000", "--connections", "2"], "--connections"),

@@ -43,7 +43,9 @@ void add_load_options(CLI::App& cmd, LoadOptions& o) {
       ->capture_default_str()
       ->check(finite_number())
       ->check(CLI::Range(0.0, 0.99));
-  cmd.add_option("--seed", o.seed, "Seed of the send schedule and the request builder")->capture_default_str();
+  cmd.add_option("--seed", o.seed, "Seed of the send schedule and the request builder")
+      ->capture_default_str()
+      ->check(seed_error);
   auto* workload = cmd.add_option("--workload", o.workload,
                                   "Service times the requests ask for (as quanta run): extreme-bimodal, high-bimodal, "
                                   "exp1, fixed1, tpcc, fixed:X, exp:MEAN, bimodal:P:A:B, lognormal:MEAN:SIGMA (us)")

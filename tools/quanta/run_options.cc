@@ -142,7 +142,9 @@ void add_run_options(CLI::App& cmd, RunOptions& o, bool simulated) {
       ->capture_default_str()
       ->check(finite_number())
       ->check(CLI::Range(0.0, 0.99));
-  cmd.add_option("--seed", c.seed, "Seed of the arrival schedule and of random policies")->capture_default_str();
+  cmd.add_option("--seed", c.seed, "Seed of the arrival schedule and of random policies")
+      ->capture_default_str()
+      ->check(seed_error);
   add_runtime_resource_options(cmd, c);
   cmd.add_option("--on-full", c.on_full, "When a worker's ring is full: wait (the dispatcher stalls) or drop")
       ->capture_default_str()
