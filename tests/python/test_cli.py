@@ -360,3 +360,11 @@ def test_more_task_stacks_than_the_kernel_maps_is_a_usage_error(run_quanta):
     proc = run_quanta("run", "--workers", "1", "--task-slots", str(slots), "--duration-s", "0.1")
     assert proc.returncode == 2, proc.stderr
     assert "--task-slots" in proc.stderr
+
+
+def test_an_unknown_command_is_named(run_quanta):
+    proc = run_quanta("bogus")
+    assert proc.returncode == 2
+    assert "unknown command 'bogus'" in proc.stderr and "run, sim, serve" in proc.stderr
+    proc = run_quanta()
+    assert proc.returncode == 2 and "subcommand is required" in proc.stderr

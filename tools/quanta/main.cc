@@ -3,6 +3,7 @@
 // warnings under --strict.
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <string>
 #include <exception>
 
 #include "calibrate_command.h"
@@ -56,6 +57,21 @@ int main(int argc, char** argv) {
               "protocol over UDP or TCP, latency from each request's intended send time");
   quanta::add_load_options(*load, load_options);
 
+  // A first word that names no command is the mistake to report (CLI11 would say only that
+  // a command is required).
+  if (argc >= 2 && argv[1][0] != '-') {
+    std::string names;
+    bool known = false;
+    for (const CLI::App* command : app.get_subcommands({})) {
+      known = known || command->get_name() == argv[1];
+      names += (names.empty() ? "" : ", ") + command->get_name();
+    }
+    if (!known) {
+      std::fprintf(stderr, "quanta: unknown command '%s' (the commands: %s)\nRun 'quanta --help' for the options.\n",
+                   argv[1], names.c_str());
+      return 2;
+    }
+  }
   try {
     app.parse(argc, argv);
     if (run->parsed()) {
