@@ -135,8 +135,13 @@ def highest_sustained_rate(run, start_rps, max_rps, refine_steps):
 def bench_configuration(args, transport, udp_replies, cpus):
     quanta = str(args.build_dir / "bin" / "quanta")
     app = str(args.build_dir / "tests" / "apps" / "echo.so")
-    serve_command = [quanta, "serve", "--app", app, "--preempt", "none", "--workers", "1", "--format", "json",
-                     "--listen", f"{transport}://127.0.0.1:0", "--idle", args.server_idle]
+    if args.dispatcher_only:
+        # One thread on the CPU the client does not use (docs/load.md's one-thread layout).
+        serve_command = ["taskset", "-c", str(cpus["server_dispatcher"]), quanta, "serve", "--dispatcher-only"]
+    else:
+        serve_command = [quanta, "serve", "--workers", "1"]
+    serve_command += ["--app", app, "--preempt", "none", "--format", "json",
+                      "--listen", f"{transport}://127.0.0.1:0", "--idle", args.server_idle]
     if transport == "udp":
         serve_command += ["--udp-receive", args.udp_receive]
     if udp_replies is not None:
@@ -188,6 +193,9 @@ def main():
     parser.add_argument("--server-idle", choices=["spin", "yield", "block"], default="spin",
                         help="quanta serve --idle: yield gives the CPU the client shares back when idle, "
                              "block sleeps until a request comes")
+    parser.add_argument("--dispatcher-only", action="store_true",
+                        help="serve with quanta serve --dispatcher-only (no workers: one thread receives, runs and "
+                             "replies) on the last allowed CPU, the client keeping the first")
     args = parser.parse_args()
     if args.quick:
         args.duration_s, args.start_rps, args.max_rps, args.refine_steps = 0.2, 500, 1000, 1
@@ -201,6 +209,8 @@ def main():
     # As the runtime pins them (src/runtime/runtime.cc): dispatcher on the first allowed
     # CPU, workers on the next; the client shares the dispatcher's (docs/load.md).
     cpus = {"server_dispatcher": allowed[0], "server_workers": [allowed[1]], "client": allowed[0]}
+    if args.dispatcher_only:
+        cpus = {"server_dispatcher": allowed[-1], "server_workers": [], "client": allowed[0]}
 
     results = {}
     for transport, udp_replies in CONFIGURATIONS:
@@ -220,10 +230,12 @@ def main():
             "app": "echo (tests/apps/echo_app.c: no-op handler)",
             "client_wait": "block",
             "server_idle": args.server_idle,
+            "dispatcher_only": args.dispatcher_only,
             "udp_receive": args.udp_receive,
         },
         "cpus": {**cpus, "allowed": allowed,
-                 "note": "client and server share CPUs: figures include the sharing (docs/load.md)"},
+                 "note": ("the client and the server's one thread each have a CPU" if args.dispatcher_only else
+                          "client and server share CPUs: figures include the sharing (docs/load.md)")},
         "configurations": results,
     }
     text = json.dumps(out, indent=2)

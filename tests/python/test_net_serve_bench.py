@@ -41,3 +41,19 @@ def test_quick_run_reports_every_configuration(tmp_path):
         if c["sustained_rps"] > 0:
             assert c["half_rate"]["sent"] > 0
         assert len(c["commands"]["load"]) == len(c["search"]) + (1 if c["half_rate"] else 0)
+
+
+def test_quick_run_with_the_one_thread_layout(tmp_path):
+    # --dispatcher-only: the server is one thread, pinned with taskset to the last CPU, and
+    # the client keeps the first; every configuration still answers.
+    proc = subprocess.run([sys.executable, str(BENCH), "--quick", "--dispatcher-only", "--server-idle", "block",
+                           "--build-dir", str(BUILD_DIR)], capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["config"]["dispatcher_only"] is True and out["config"]["server_idle"] == "block"
+    cpus = out["cpus"]
+    assert cpus["server_workers"] == [] and cpus["server_dispatcher"] == max(cpus["allowed"])
+    for name, c in out["configurations"].items():
+        serve = c["commands"]["serve"]
+        assert serve[:3] == ["taskset", "-c", str(cpus["server_dispatcher"])] and "--dispatcher-only" in serve, name
+        assert sum(step["answered"] for step in c["search"]) > 0, name
