@@ -224,11 +224,7 @@ DispatchTotals CentralDispatcher::run(std::span<Source* const> sources) {
       // Block mode: sleep only with nothing in the runtime (no slot handed out, queued,
       // or run here): returns come back through rings that nobody rings a bell for.
       if (in_flight_ == 0 && pending_ == nullptr) {
-        switch (sleep_->try_sleep(sources)) {
-          case DispatcherSleep::Outcome::kSlept: last = read_tsc(); break;  // not a host stall
-          case DispatcherSleep::Outcome::kSoon: cpu_relax(); break;
-          case DispatcherSleep::Outcome::kCannot: IdleBackoff::yield(); break;
-        }
+        if (sleep_->sleep_or_yield(sources)) last = read_tsc();  // asleep by choice: not a host stall
       } else {
         IdleBackoff::yield();
       }

@@ -144,17 +144,7 @@ void Dispatcher::sleep_or_yield(std::span<Source* const> sources, uint64_t& last
     IdleBackoff::yield();
     return;
   }
-  switch (sleep_->try_sleep(sources)) {
-    case DispatcherSleep::Outcome::kSlept:
-      last = read_tsc();  // asleep by choice: not a host stall
-      break;
-    case DispatcherSleep::Outcome::kSoon:
-      cpu_relax();
-      break;
-    case DispatcherSleep::Outcome::kCannot:
-      IdleBackoff::yield();
-      break;
-  }
+  if (sleep_->sleep_or_yield(sources)) last = read_tsc();  // asleep by choice: not a host stall
 }
 
 void Dispatcher::wait_for_completion() {

@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/idle_backoff.h"
 #include "core/tsc.h"
 
 namespace quanta {
@@ -71,6 +72,15 @@ DispatcherSleep::Outcome DispatcherSleep::try_sleep(std::span<Source* const> sou
   for (Source* source : prepared_) source->end_idle_wait();
   wake_.disarm();
   return outcome;
+}
+
+bool DispatcherSleep::sleep_or_yield(std::span<Source* const> sources) {
+  switch (try_sleep(sources)) {
+    case Outcome::kSlept: return true;
+    case Outcome::kSoon: cpu_relax(); return false;
+    case Outcome::kCannot: IdleBackoff::yield(); return false;
+  }
+  return false;
 }
 
 }  // namespace quanta

@@ -30,6 +30,9 @@ class DispatcherSleep {
   // Called on the dispatcher's thread once nothing is in flight that needs it (no request
   // in a worker under a monitor mechanism, no completion it must send).
   Outcome try_sleep(std::span<Source* const> sources);
+  // try_sleep, and what to do instead when it does not sleep: spin once when an arrival is
+  // close, else yield the CPU. Returns whether it slept (the time asleep is no host stall).
+  bool sleep_or_yield(std::span<Source* const> sources);
 
   uint64_t sleeps() const { return sleeps_; }
 
