@@ -183,10 +183,6 @@ void do_touch(Store& store, Counters& n, const mc_command& c, quanta_response* r
   if (!c.noreply) reply(r, answer);
 }
 
-bool stats_arg_is(const mc_command& c, const char* word) {
-  return c.stats_arg_len == std::strlen(word) && std::memcmp(c.stats_arg, word, c.stats_arg_len) == 0;
-}
-
 void stat_line(quanta_response* r, const char* name, unsigned long long value) {
   char line[128];
   std::snprintf(line, sizeof line, "STAT %s %llu", name, value);
@@ -195,9 +191,9 @@ void stat_line(quanta_response* r, const char* name, unsigned long long value) {
 
 void do_stats(Store& store, Counters& n, const mc_command& c, quanta_response* r) {
   if (c.stats_arg != nullptr) {
-    if (stats_arg_is(c, "reset")) {
+    if (mc_stats_arg_is(&c, "reset")) {
       reply(r, "RESET");
-    } else if (stats_arg_is(c, "leveldb")) {
+    } else if (mc_stats_arg_is(&c, "leveldb")) {
       // LevelDB's own view: files per level and the memory its tables and memtable hold.
       std::string v;
       for (int level = 0; level < 7; ++level) {
@@ -210,8 +206,7 @@ void do_stats(Store& store, Counters& n, const mc_command& c, quanta_response* r
         stat_line(r, "approximate_memory_usage", std::strtoull(v.c_str(), nullptr, 10));
       }
       reply(r, "END");
-    } else if (stats_arg_is(c, "settings") || stats_arg_is(c, "items") || stats_arg_is(c, "slabs") ||
-               stats_arg_is(c, "sizes") || stats_arg_is(c, "conns")) {
+    } else if (mc_stats_section_without_contents(&c)) {
       // memcached's slab allocator and connections: kv has none of them to show.
       reply(r, "END");
     } else {

@@ -318,18 +318,13 @@ static void do_flush(const mc_command* c, quanta_response* r) {
   if (!c->noreply) reply(r, "OK");
 }
 
-static int stats_arg_is(const mc_command* c, const char* word) {
-  return c->stats_arg_len == strlen(word) && memcmp(c->stats_arg, word, c->stats_arg_len) == 0;
-}
-
 static void do_stats(const mc_command* c, quanta_response* r) {
   if (c->stats_arg != NULL) {
     /* memcached's sub-statistics describe its slab allocator and connections: this cache
      * has none of them to show, so they are empty; anything else is unknown. */
-    if (stats_arg_is(c, "reset")) {
+    if (mc_stats_arg_is(c, "reset")) {
       reply(r, "RESET");
-    } else if (stats_arg_is(c, "settings") || stats_arg_is(c, "items") || stats_arg_is(c, "slabs") ||
-               stats_arg_is(c, "sizes") || stats_arg_is(c, "conns")) {
+    } else if (mc_stats_section_without_contents(c)) {
       reply(r, "END");
     } else {
       reply(r, "ERROR");

@@ -479,3 +479,12 @@ uint32_t mc_build_for_class(uint32_t class_index, char* out, uint32_t capacity, 
     default: return build(out, capacity, snprintf(out, capacity, "version\r\n"));
   }
 }
+
+int mc_stats_arg_is(const mc_command* c, const char* word) {
+  return c->stats_arg != NULL && c->stats_arg_len == strlen(word) && memcmp(c->stats_arg, word, c->stats_arg_len) == 0;
+}
+
+int mc_stats_section_without_contents(const mc_command* c) {
+  return mc_stats_arg_is(c, "settings") || mc_stats_arg_is(c, "items") || mc_stats_arg_is(c, "slabs") ||
+         mc_stats_arg_is(c, "sizes") || mc_stats_arg_is(c, "conns");
+}

@@ -110,6 +110,12 @@ uint32_t mc_build_set(char* out, uint32_t capacity, const char* key, uint32_t ke
                       uint32_t value_len);
 uint32_t mc_build_scan(char* out, uint32_t capacity, const char* key, uint32_t key_len, uint32_t count);
 
+/* stats with an argument: whether it is `word`; and whether it names one of memcached's
+ * sections about its slab allocator and connections (settings, items, slabs, sizes,
+ * conns), which a server without them answers with an empty list ("END"). */
+int mc_stats_arg_is(const mc_command* c, const char* word);
+int mc_stats_section_without_contents(const mc_command* c);
+
 /* The request classes a cache app serves, in the order of its class table: gets (get,
  * gets), stores (set, add, replace, append, prepend, cas), scans, and every other command. */
 enum { MC_CLASS_GET, MC_CLASS_SET, MC_CLASS_SCAN, MC_CLASS_OTHER, MC_CLASS_COUNT };
