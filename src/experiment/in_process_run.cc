@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <cmath>
+#include <cstdio>
 #include <stdexcept>
 #include <string>
 
@@ -9,6 +10,7 @@
 #include "io/generator_source.h"
 #include "io/schedule.h"
 #include "runtime/cpu_layout.h"
+#include "runtime/quantum_watchdog.h"
 #include "runtime/request_pool.h"
 #include "runtime/runtime.h"
 
@@ -42,6 +44,12 @@ RuntimeConfig runtime_config_of(const RunConfig& config, std::size_t class_count
   r.stall_threshold_us = config.stall_threshold_us;
   r.idle = config.idle;
   r.idle_spin_us = config.idle_spin_us;
+  r.overrun_report_quanta = config.overrun_report_quanta;
+  r.watchdog_ms = config.watchdog_ms;
+  // Said as it happens: a run that then hangs has still told where.
+  r.on_overrun = [](const OverrunReport& report) {
+    std::fprintf(stderr, "quanta: watchdog: %s\n", describe_overrun(report).c_str());
+  };
   return r;
 }
 

@@ -95,6 +95,8 @@ json run_to_json(const RunResult& r, const Workload& workload, const char* mode)
               {"oversubscribe", c.oversubscribe},
               {"idle", idle_mode_name(c.idle)},
               {"idle_spin_us", c.idle_spin_us},
+              {"overrun_report_quanta", c.overrun_report_quanta},
+              {"watchdog_ms", c.watchdog_ms},
               {"app", r.app_name},
               {"app_path", c.app_path},
               {"app_config", c.app_config},
@@ -126,6 +128,13 @@ json run_to_json(const RunResult& r, const Workload& workload, const char* mode)
                      {"overall", class_summary(untouched_overall)},
                      {"requests", untouched_measured}};
   }
+  json overruns = json::array();
+  for (const OverrunReport& o : r.overrun_reports) {
+    overruns.push_back({{"worker", o.worker},
+                        {"request_id", o.request_id},
+                        {"elapsed_us", static_cast<double>(o.elapsed_ns) / 1e3},
+                        {"where", o.where}});
+  }
   json stall_threads = json::array();
   for (const StallSummary& s : r.stalls) {
     stall_threads.push_back({{"thread", s.thread},
@@ -151,6 +160,8 @@ json run_to_json(const RunResult& r, const Workload& workload, const char* mode)
                 {"request_build_failures", r.build_failures},
                 {"unbalanced_preempt_disables", r.unbalanced_disables},
                 {"monitor_actions", r.monitor_actions},
+                {"monitor_retries", r.monitor_retries},
+                {"overruns", {{"count", r.overruns}, {"first", overruns}}},
                 {"signals", {{"received", r.signals_received}, {"switched", r.signal_switches},
                              {"deferred", r.signals_deferred}}},
                 {"idle_sleeps", {{"dispatcher", r.dispatcher_sleeps}, {"workers", r.worker_sleeps}}},

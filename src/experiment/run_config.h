@@ -33,6 +33,8 @@ struct RunConfig {
   bool oversubscribe = false;
   IdleMode idle = IdleMode::kSpin;     // --idle
   double idle_spin_us = 20;            // --idle-spin-us
+  double overrun_report_quanta = 10000;// --overrun-report-quanta: the watchdog reports longer quanta (0: never)
+  double watchdog_ms = 0;              // --watchdog-ms: a quantum this long ends the run (0: never)
   double stall_threshold_us = 20;      // a gap a runtime thread's loop cannot explain counts as a host stall
   // The app: a shared object (--app; empty: the built-in spin app) and its configuration.
   std::string app_path;

@@ -64,6 +64,20 @@ nlohmann::json run_warnings(const RunResult& r) {
             " of the run in " + std::to_string(s.count) + " stalls (" + text +
             "): requests in the system meanwhile waited, so the tail percentiles show the host as much as quanta");
   }
+  if (r.overruns > 0) {
+    std::string first;
+    if (!r.overrun_reports.empty()) {
+      const OverrunReport& o = r.overrun_reports.front();
+      first = ": the first, request " + std::to_string(o.request_id) + " on worker " + std::to_string(o.worker) +
+              ", was " + (o.where.empty() ? std::string("somewhere unknown") : "at " + o.where);
+    }
+    add(list, "overruns",
+        std::to_string(r.overruns) + " quanta went on past " + std::to_string(static_cast<uint64_t>(
+                                                                   r.config.overrun_report_quanta)) +
+            " quanta without reaching a preemption point" + first +
+            " (runtime.overruns in the JSON lists the first few): code without probes (or with preemption "
+            "disabled) is not preempted there, and a stall of the host looks the same");
+  }
   if (r.build_failures > 0) {
     add(list, "request_build_failures",
         "the app's make_request failed for " + std::to_string(r.build_failures) +

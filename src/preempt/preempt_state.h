@@ -3,6 +3,7 @@
 // preemption arrived while disabled.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 
 #include "quanta/probe.h"
@@ -22,6 +23,10 @@ struct PreemptState {
   bool signal_switching = false;       // the signal handler is switching away already
   StallLog* stall_log = nullptr;       // the worker's: quanta_task_cpu_cycles_polled() writes it
   uint64_t last_polled_tsc = 0;        // that function's last clock read
+  // The worker's: where the preemption signal handler notes the interrupted instruction
+  // when asked for a sample (the watchdog) or when it has to defer (code without probes).
+  std::atomic<uintptr_t>* pc_sample = nullptr;
+  std::atomic<uint64_t>* pc_samples = nullptr;  // ... and counts them
 
   void begin_quantum(uint64_t deadline, uint64_t start_tsc, uint64_t attained_cycles) {
     in_task = true;

@@ -1,6 +1,7 @@
 #include "preempt/signal_preempt.h"
 
 #include <dlfcn.h>
+#include <sys/syscall.h>
 #include <link.h>
 #include <signal.h>
 #include <ucontext.h>
@@ -42,7 +43,22 @@ thread_local SignalCounters t_counters;
 // still gets every such signal the runtime did not send.
 struct sigaction g_previous_action {};
 
+uintptr_t interrupted_pc(const void* raw_context) {
+  return static_cast<uintptr_t>(static_cast<const ucontext_t*>(raw_context)->uc_mcontext.gregs[REG_RIP]);
+}
+
+void note_pc(PreemptState& state, uintptr_t pc) {
+  if (state.pc_sample == nullptr) return;
+  state.pc_sample->store(pc, std::memory_order_relaxed);
+  state.pc_samples->fetch_add(1, std::memory_order_release);
+}
+
 void on_preempt_signal(int sig, siginfo_t* info, void* raw_context) {
+  if (info != nullptr && info->si_code == SI_QUEUE && info->si_pid == getpid() &&
+      info->si_value.sival_int == kPcSampleRequest) {
+    note_pc(preempt_state(), interrupted_pc(raw_context));
+    return;
+  }
   // Ours come from the monitor's tgkill in this process; anything else (TCP urgent data,
   // another program's kill) is the application's.
   if (info == nullptr || info->si_code != SI_TKILL || info->si_pid != getpid()) {
@@ -58,12 +74,13 @@ void on_preempt_signal(int sig, siginfo_t* info, void* raw_context) {
     ++counters.stale;
     return;
   }
-  const auto pc = static_cast<uintptr_t>(static_cast<const ucontext_t*>(raw_context)->uc_mcontext.gregs[REG_RIP]);
+  const uintptr_t pc = interrupted_pc(raw_context);
   if (state.disable_depth > 0 || !is_signal_safe_code(pc)) {
     // Make the next probe (or the enable) take the slow path and yield.
     state.pending = true;
     quanta_deadline_tsc = 0;
     ++counters.deferred;
+    note_pc(state, pc);  // where a quantum overran: the watchdog names it
     return;
   }
   ++counters.switched;
@@ -95,6 +112,16 @@ int add_object_of(struct dl_phdr_info* info, size_t, void* wanted) {
 }  // namespace
 
 SignalCounters& signal_counters() { return t_counters; }
+
+bool request_pc_sample(int pid, int tid) {
+  siginfo_t info{};
+  info.si_signo = kPreemptSignal;
+  info.si_code = SI_QUEUE;
+  info.si_pid = pid;
+  info.si_uid = getuid();
+  info.si_value.sival_int = kPcSampleRequest;
+  return syscall(SYS_rt_tgsigqueueinfo, pid, tid, kPreemptSignal, &info) == 0;
+}
 
 bool is_signal_safe_code(uintptr_t pc) {
   if (__start_quanta_text != nullptr && pc >= reinterpret_cast<uintptr_t>(__start_quanta_text) &&

@@ -32,6 +32,14 @@ struct SignalCounters {
 };
 SignalCounters& signal_counters();
 
+// Asks thread `tid` of this process where it is: the handler stores the interrupted
+// instruction's address in the thread's PreemptState::pc_sample (if it has one) and
+// returns; nothing else happens to the thread. The sample is a queued signal carrying
+// kPcSampleRequest, so the handler tells it apart from a preemption. Returns false if
+// the signal could not be sent.
+bool request_pc_sample(int pid, int tid);
+constexpr int kPcSampleRequest = 0x5157;  // "QW": the watchdog's value in si_value
+
 // Whether `pc` is in code registered as safe to leave from a signal handler.
 bool is_signal_safe_code(uintptr_t pc);
 

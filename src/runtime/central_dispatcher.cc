@@ -5,7 +5,6 @@
 #include "core/idle_backoff.h"
 #include "core/tsc.h"
 #include "preempt/preempt_state.h"
-#include "runtime/quantum_monitor.h"
 #include "runtime/request_run.h"
 
 namespace quanta {
@@ -192,7 +191,7 @@ DispatchTotals CentralDispatcher::run(std::span<Source* const> sources) {
     // The monitor's duty in every state (busy, waiting for a slot, idle): a quantum is
     // ended at most one iteration after it is over (one quantum when the dispatcher runs
     // a request of its own).
-    if (monitor_) monitor_->poll(now);
+    watch_.poll(now);
     // Arrivals first: under round robin they queue ahead of the tasks preempted meanwhile.
     // A request waiting for a slot holds the sources back, as a full ring would.
     if (pending_ != nullptr) {

@@ -41,13 +41,12 @@
 #include "runtime/dispatcher.h"
 #include "runtime/source.h"
 #include "runtime/worker.h"
+#include "runtime/worker_watch.h"
 #include "stats/dispatch_totals.h"
 #include "stats/request_recorder.h"
 #include "stats/stall_log.h"
 
 namespace quanta {
-
-class QuantumMonitor;
 
 struct CentralTotals {
   uint32_t max_outstanding = 0;     // most slots any worker held at once (never above K)
@@ -75,7 +74,7 @@ class CentralDispatcher {
 
   // Dispatches until every source is exhausted and every request finished.
   DispatchTotals run(std::span<Source* const> sources);
-  void set_monitor(QuantumMonitor* monitor) { monitor_ = monitor; }
+  void set_watch(WorkerWatch watch) { watch_ = watch; }
   // What idle iterations do (RuntimeConfig::idle); block mode needs `sleep`.
   void set_idle(IdleMode mode, double spin_ns, DispatcherSleep* sleep) {
     idle_mode_ = mode;
@@ -127,7 +126,7 @@ class CentralDispatcher {
   StallLog& stalls_;
   StallWatch stall_watch_;
   CentralTotals totals_;
-  QuantumMonitor* monitor_ = nullptr;
+  WorkerWatch watch_;
   IdleMode idle_mode_ = IdleMode::kSpin;
   double idle_spin_ns_ = IdleBackoff::kSpinBeforeYieldNs;
   DispatcherSleep* sleep_ = nullptr;

@@ -4,7 +4,6 @@
 
 #include "core/idle_backoff.h"
 #include "core/tsc.h"
-#include "runtime/quantum_monitor.h"
 
 namespace quanta {
 namespace {
@@ -64,7 +63,7 @@ bool Dispatcher::dispatch(Request& request, DispatchTotals& totals) {
     ++totals.full_ring_waits;
     while (!ring.try_push(&request)) {
       // The worker drains its ring only as its quanta end: keep ending them.
-      if (monitor_) monitor_->poll(read_tsc());
+      watch_.poll(read_tsc());
       cpu_relax();
     }
     waited = true;
@@ -93,9 +92,9 @@ DispatchTotals Dispatcher::run(std::span<Source* const> sources) {
     // last one was the host's, unless the dispatcher waited on a full ring (below).
     stalls_.observe(last, now);
     last = now;
-    // The monitor's duty comes first, in every state (idle, busy, late): a quantum is
+    // The monitor's duty (and the watchdog's) comes first, in every state (idle, busy, late): a quantum is
     // ended at most one iteration (a poll and a batch) after it is over.
-    if (monitor_) monitor_->poll(now);
+    watch_.poll(now);
     bool exhausted = false;
     const uint32_t n = poll_sources(sources, now, batch, exhausted);
     for (uint32_t i = 0; i < n; ++i) {
@@ -140,7 +139,7 @@ bool Dispatcher::nothing_in_flight() {
 void Dispatcher::sleep_or_yield(std::span<Source* const> sources, uint64_t& last) {
   // A monitor mechanism needs the dispatcher awake while any request runs; clock probes
   // do not, and sources whose completions need the dispatcher ring its doorbell.
-  if (monitor_ != nullptr && !nothing_in_flight()) {
+  if (watch_.ends_quanta() && !nothing_in_flight()) {
     IdleBackoff::yield();
     return;
   }
@@ -154,7 +153,7 @@ void Dispatcher::wait_for_completion() {
       const uint64_t now = read_tsc();
       stalls_.observe(last, now);
       last = now;
-      if (monitor_) monitor_->poll(now);
+      watch_.poll(now);
       cpu_relax();
     }
   }

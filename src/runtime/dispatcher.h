@@ -14,6 +14,7 @@
 #include "runtime/request.h"
 #include "runtime/source.h"
 #include "runtime/worker.h"
+#include "runtime/worker_watch.h"
 #include "stats/dispatch_totals.h"
 #include "stats/stall_log.h"
 
@@ -22,8 +23,6 @@ namespace quanta {
 // What the dispatcher does when the chosen worker's ring (or, centralized, every slot) is
 // full: wait until there is room (the dispatcher stalls), or drop the request.
 enum class FullRingAction { kWait, kDrop };
-
-class QuantumMonitor;
 
 // A request taken from a source: counts it, and whether it came more than 1 µs late.
 void count_taken(DispatchTotals& totals, const Request& request, uint64_t now_tsc, uint64_t late_cycles);
@@ -45,10 +44,10 @@ class Dispatcher {
   // finished.
   DispatchTotals run(std::span<Source* const> sources);
 
-  // With a monitor, the dispatcher ends the workers' quanta: once per loop iteration
+  // The monitor and the watchdog (either may be absent) look at the workers once per loop iteration
   // whatever it is doing (idle, dispatching a batch, late), and while it waits for room
   // in a full ring or for the last completions.
-  void set_monitor(QuantumMonitor* monitor) { monitor_ = monitor; }
+  void set_watch(WorkerWatch watch) { watch_ = watch; }
   // What idle iterations do (RuntimeConfig::idle). Block mode needs `sleep`, which must
   // outlive the dispatcher, and the workers' parking spots in their ports.
   void set_idle(IdleMode mode, double spin_ns, DispatcherSleep* sleep) {
@@ -75,7 +74,7 @@ class Dispatcher {
   FullRingAction on_full_;
   std::vector<WorkerLoad> loads_;
   std::vector<uint64_t> assigned_;
-  QuantumMonitor* monitor_ = nullptr;
+  WorkerWatch watch_;
   IdleMode idle_mode_ = IdleMode::kSpin;
   double idle_spin_ns_ = IdleBackoff::kSpinBeforeYieldNs;
   DispatcherSleep* sleep_ = nullptr;

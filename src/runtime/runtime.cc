@@ -1,7 +1,10 @@
 #include "runtime/runtime.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <stdexcept>
 #include <string>
@@ -14,6 +17,7 @@
 #include "runtime/central_dispatcher.h"
 #include "runtime/cpu_layout.h"
 #include "runtime/quantum_monitor.h"
+#include "runtime/quantum_watchdog.h"
 #include "runtime/worker.h"
 
 namespace quanta {
@@ -126,6 +130,7 @@ struct Runtime::Parts {
   std::unique_ptr<Dispatcher> dispatcher;
   std::unique_ptr<CentralDispatcher> central_dispatcher;
   std::unique_ptr<QuantumMonitor> monitor;
+  std::unique_ptr<QuantumWatchdog> watchdog;
   std::unique_ptr<PinnedThread> dispatcher_thread;
   std::unique_ptr<StallLog> dispatcher_stalls;  // the dispatcher's; the workers read it
   StallWatch all_stalls;                         // the dispatcher's and every worker's
@@ -143,6 +148,8 @@ Runtime::Runtime(const RuntimeConfig& config, const quanta_app& app)
   check_range("--ring-capacity", config.ring_capacity, 2, 1u << 24);
   check_range("class_count", static_cast<double>(config.class_count), 1, 65536);
   check_range("--stall-threshold-us", config.stall_threshold_us, 1, 1e9);
+  check_range("--overrun-report-quanta", config.overrun_report_quanta, 0, 1e9);
+  check_range("--watchdog-ms", config.watchdog_ms, 0, 1e9);
   Parts& p = *parts_;
   p.spec = parse_dispatch_spec(config.dispatch_policy);
   make_local_policy(config.local_policy, 1);  // throws for an unknown name
@@ -238,7 +245,9 @@ void Runtime::stop_workers() {
 void Runtime::start(const std::string& app_config) {
   if (started_) throw std::logic_error("the runtime was started already");
   Parts& p = *parts_;
-  if (p.worker_config.preempt == PreemptMechanism::kSignal || p.worker_config.preempt == PreemptMechanism::kHybrid) {
+  // The watchdog samples where a stuck task is with the same signal handler.
+  if (p.worker_config.preempt == PreemptMechanism::kSignal || p.worker_config.preempt == PreemptMechanism::kHybrid ||
+      watchdog_wanted()) {
     install_preempt_signal_handler();
   }
   if (app_.setup != nullptr && app_.setup(app_config.c_str()) != 0) {
@@ -271,6 +280,8 @@ void Runtime::start(const std::string& app_config) {
     if (p.central_slots) p.central_ports.push_back(w->central_port());
   }
   p.monitor = make_monitor(p.ports, p.worker_config);
+  if (watchdog_wanted()) p.watchdog = std::make_unique<QuantumWatchdog>(p.ports, watchdog_config());
+  const WorkerWatch watch{p.monitor.get(), p.watchdog.get()};
   if (config_.idle == IdleMode::kBlock) p.sleep = std::make_unique<DispatcherSleep>(p.wake, sources_.size());
   if (p.central_slots) {
     CentralQueues queues;
@@ -283,12 +294,12 @@ void Runtime::start(const std::string& app_config) {
         config_.dispatcher_works || config_.dispatcher_only,
         p.worker_config.quantum_cycles, config_.class_count, config_.on_full, config_.seed, *p.dispatcher_stalls);
     p.central_dispatcher->watch_stalls(p.all_stalls);
-    p.central_dispatcher->set_monitor(p.monitor.get());
+    p.central_dispatcher->set_watch(watch);
     p.central_dispatcher->set_idle(config_.idle, config_.idle_spin_us * 1000.0, p.sleep.get());
   } else {
     p.dispatch_policy = make_dispatch_policy(config_.dispatch_policy, config_.seed);
     p.dispatcher = std::make_unique<Dispatcher>(p.ports, *p.dispatch_policy, config_.on_full, *p.dispatcher_stalls);
-    p.dispatcher->set_monitor(p.monitor.get());
+    p.dispatcher->set_watch(watch);
     p.dispatcher->set_idle(config_.idle, config_.idle_spin_us * 1000.0, p.sleep.get());
   }
   try {
@@ -305,6 +316,35 @@ void Runtime::start(const std::string& app_config) {
     throw;
   }
   started_ = true;
+}
+
+bool Runtime::overruns_reported() const {
+  // Only where a quantum has a length: a run to completion has no overruns.
+  const WorkerConfig& wc = parts_->worker_config;
+  return config_.overrun_report_quanta > 0 && wc.preempt != PreemptMechanism::kNone &&
+         make_local_policy(config_.local_policy, 1)->preemptive();
+}
+
+bool Runtime::watchdog_wanted() const { return workers_ > 0 && (overruns_reported() || config_.watchdog_ms > 0); }
+
+WatchdogConfig Runtime::watchdog_config() const {
+  const WorkerConfig& wc = parts_->worker_config;
+  WatchdogConfig w;
+  if (overruns_reported()) {
+    w.report_after_cycles = static_cast<uint64_t>(std::min(config_.overrun_report_quanta * wc.quantum_cycles, 1e18));
+  }
+  w.stop_after_cycles = ns_to_cycles(config_.watchdog_ms * 1e6);
+  w.sample_pc = true;
+  w.on_overrun = config_.on_overrun;
+  w.on_stuck = config_.on_stuck;
+  if (!w.on_stuck) {
+    w.on_stuck = [](const std::string& message) {
+      std::fprintf(stderr, "quanta: watchdog: %s\n", message.c_str());
+      std::fflush(nullptr);
+      _exit(1);
+    };
+  }
+  return w;
 }
 
 RuntimeResult Runtime::stop() {
@@ -343,6 +383,11 @@ RuntimeResult Runtime::finish() {
     r.worker_sleeps += w.totals().sleeps;
   }
   if (p.monitor) r.monitor_actions = p.monitor->actions();
+  if (p.monitor) r.monitor_retries = p.monitor->retries();
+  if (p.watchdog) {
+    r.overruns = p.watchdog->overruns();
+    r.overrun_reports = p.watchdog->reports();
+  }
   if (p.sleep) r.dispatcher_sleeps = p.sleep->sleeps();
   if (p.central_dispatcher) {
     const CentralTotals& central = p.central_dispatcher->totals();

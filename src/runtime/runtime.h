@@ -5,12 +5,14 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "quanta/quanta.h"
 #include "runtime/dispatcher.h"
+#include "runtime/quantum_watchdog.h"
 #include "runtime/source.h"
 #include "stats/run_counters.h"
 #include "stats/stall_log.h"
@@ -44,6 +46,16 @@ struct RuntimeConfig {
   // What idle loops do: spin, yield the CPU, or sleep until there is work (--idle).
   IdleMode idle = IdleMode::kSpin;
   double idle_spin_us = 20;          // yield/block: how long an idle spell spins first
+  // The watchdog (runtime/quantum_watchdog.h). A quantum of a preemptive run that has
+  // gone on this many quanta is reported (0: never): to on_overrun (if set, on the
+  // dispatcher's thread) and in the result.
+  double overrun_report_quanta = 10000;
+  // A quantum that has gone on this long ends the run (0: never): on_stuck gets the
+  // message and the counts so far; without one, the message goes to stderr and the
+  // process exits with status 1 (a worker stuck in a loop cannot be joined).
+  double watchdog_ms = 0;
+  std::function<void(const OverrunReport&)> on_overrun;
+  std::function<void(const std::string&)> on_stuck;
 };
 
 // What a run measured, summed over the workers and the dispatcher.
@@ -91,6 +103,11 @@ class Runtime {
  private:
   struct Parts;
   void stop_workers();
+  // The watchdog: whether this run reports overruns, whether it has one at all, and its
+  // configuration (valid after the constructor).
+  bool overruns_reported() const;
+  bool watchdog_wanted() const;
+  WatchdogConfig watchdog_config() const;
 
   RuntimeConfig config_;
   const quanta_app& app_;

@@ -50,9 +50,10 @@ void Worker::admit_arrivals() {
   }
 }
 
-uint64_t Worker::open_quantum(uint64_t now) {
+uint64_t Worker::open_quantum(uint64_t now, uint64_t request_id) {
   if (++quantum_seq_ % (1ull << 32) == 0) ++quantum_seq_;  // the flag word's 0 means "no flag"
   counters_.quantum_seq.store(quantum_seq_, std::memory_order_relaxed);
+  counters_.running_request_id.store(request_id, std::memory_order_relaxed);
   counters_.quantum_start_tsc.store(now, std::memory_order_release);
   PreemptState& state = preempt_state();
   state.signal_deadline_tsc = QuantumRunner::kNoDeadline;
@@ -138,6 +139,8 @@ void Worker::run() {
   tid_ = static_cast<int>(gettid());
   signal_counters() = {};
   preempt_state().stall_log = &stalls_;
+  preempt_state().pc_samples = &counters_.samples;
+  preempt_state().pc_sample = &counters_.sampled_pc;
   state_.store(State::kReady, std::memory_order_release);
   // `now` is carried from one quantum's stop to the next one's start.
   if (config_.central_slots != nullptr) {
@@ -147,6 +150,7 @@ void Worker::run() {
   }
   set_flag_word(nullptr);
   preempt_state().stall_log = nullptr;
+  preempt_state().pc_sample = nullptr;
   totals_.signals = signal_counters();
   if (config_.app->teardown_worker != nullptr) config_.app->teardown_worker(index_);
   t_worker_index = -1;
@@ -181,7 +185,7 @@ void Worker::run_local(uint64_t now) {
     idle = false;
     backoff.busy();
     Slot& slot = slots_[*next];
-    const uint64_t deadline = open_quantum(now);
+    const uint64_t deadline = open_quantum(now, slot.request->id);
     const bool done = runner_.resume(slot.task, now, deadline);
     counters_.quantum_start_tsc.store(0, std::memory_order_relaxed);  // no quantum open
     now = slot.task.last_stop_tsc;
@@ -226,7 +230,7 @@ void Worker::run_central(uint64_t now) {
     CentralSlot& slot = slots[id];
     if (slot.last_runner != -1 && slot.last_runner != index_) ++totals_.migrations;
     slot.last_runner = index_;
-    const uint64_t deadline = open_quantum(now);
+    const uint64_t deadline = open_quantum(now, slot.request->id);
     const bool done = runner_.resume(slot.task, now, deadline);
     counters_.quantum_start_tsc.store(0, std::memory_order_relaxed);  // no quantum open
     now = slot.task.last_stop_tsc;

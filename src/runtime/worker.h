@@ -121,7 +121,7 @@ class Worker {
   // A request's handler returned: counters, statistics, then its sink.
   void finish(Request& request, const Task& task, uint64_t finish_tsc);
   // Opens a quantum for the monitor to see; returns the deadline for the clock probes.
-  uint64_t open_quantum(uint64_t now);
+  uint64_t open_quantum(uint64_t now, uint64_t request_id);
   void release_slot(uint32_t slot_id);
   // A task preempted by a clock probe far past its deadline: a host stall.
   void note_late_yield(bool done, uint64_t deadline, uint64_t stop);

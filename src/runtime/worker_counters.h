@@ -17,6 +17,12 @@ struct alignas(kCacheLine) WorkerCounters {
   // number and start. quantum_start_tsc is 0 while the worker runs no task.
   std::atomic<uint64_t> quantum_seq{0};
   std::atomic<uint64_t> quantum_start_tsc{0};
+  std::atomic<uint64_t> running_request_id{0};  // the request of that quantum (the watchdog's report)
+  // Written by this worker's preemption-signal handler: where the running task was when
+  // the watchdog asked, or when a signal had to be deferred (preempt/signal_preempt.h).
+  // `samples` counts the notes, so a reader can tell a fresh one from the last.
+  std::atomic<uintptr_t> sampled_pc{0};
+  std::atomic<uint64_t> samples{0};
 };
 static_assert(sizeof(WorkerCounters) == kCacheLine);
 

@@ -8,6 +8,7 @@
 
 #include "stats/class_stats.h"
 #include "stats/dispatch_totals.h"
+#include "stats/overrun_report.h"
 #include "stats/request_recorder.h"
 #include "stats/stall_log.h"
 
@@ -22,6 +23,7 @@ struct RunCounters {
   uint64_t app_errors = 0;
   uint64_t unbalanced_disables = 0; // handlers that returned with preemption still disabled
   uint64_t monitor_actions = 0;     // flags written or signals sent by the monitor
+  uint64_t monitor_retries = 0;     // ... of those, repeats for a quantum still running
   uint64_t signals_received = 0;    // preemption-signal handler runs on the workers
   uint64_t signal_switches = 0;     // ... that switched away from the task
   uint64_t signals_deferred = 0;    // ... that left a pending preemption (unsafe code)
@@ -33,6 +35,9 @@ struct RunCounters {
   uint32_t max_outstanding = 0;     // most requests a worker held at once (JBSQ's bound K)
   uint64_t dispatcher_requests = 0; // requests the dispatcher ran itself (--dispatcher-works)
   uint64_t steals = 0;              // steal: requests an idle worker took from another's queue
+  // The watchdog: quanta that ran past --overrun-report-quanta, and the first few of them.
+  uint64_t overruns = 0;
+  std::vector<OverrunReport> overrun_reports;
   // Host stalls each runtime thread noticed (stall_log.h), and the gap that counts as one.
   std::vector<StallSummary> stalls;
   double stall_threshold_us = 0;

@@ -4,6 +4,9 @@
 #pragma once
 
 #include <signal.h>
+#include <time.h>
+
+#include <cerrno>
 
 #include "quanta/quanta.h"
 
@@ -16,6 +19,18 @@ inline bool stall_on_sigusr2(void (*sleeper)(int)) {
   action.sa_handler = sleeper;
   sigemptyset(&action.sa_mask);
   return sigaction(SIGUSR2, &action, nullptr) == 0;
+}
+
+// Sleeps `ns` in full, as the host's stall would: a signal that lands meanwhile (the
+// watchdog's sample, runtime/quantum_watchdog.h) does not cut it short.
+inline void stall_for_ns(long ns) {
+  timespec until{};
+  clock_gettime(CLOCK_MONOTONIC, &until);
+  until.tv_nsec += ns % 1'000'000'000;
+  until.tv_sec += ns / 1'000'000'000 + until.tv_nsec / 1'000'000'000;
+  until.tv_nsec %= 1'000'000'000;
+  while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, nullptr) == EINTR) {
+  }
 }
 
 // An app with only a handler.

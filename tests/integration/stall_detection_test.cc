@@ -26,8 +26,7 @@ namespace {
 constexpr long kStallNs = 5'000'000;
 
 void sleep_in_handler(int) {
-  const timespec pause{0, kStallNs};
-  nanosleep(&pause, nullptr);
+  stall_for_ns(kStallNs);
 }
 
 std::vector<int> thread_ids() {

@@ -34,8 +34,7 @@ std::atomic<bool> g_stall_over{false};
 std::atomic<uint64_t> g_stall_end_tsc{0};
 
 void sleep_in_handler(int) {
-  const timespec pause{0, kStallNs};
-  nanosleep(&pause, nullptr);
+  stall_for_ns(kStallNs);
   g_stall_end_tsc.store(read_tsc());
   g_stall_over.store(true);
 }

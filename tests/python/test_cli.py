@@ -368,3 +368,47 @@ def test_an_unknown_command_is_named(run_quanta):
     assert "unknown command 'bogus'" in proc.stderr and "run, sim, serve" in proc.stderr
     proc = run_quanta()
     assert proc.returncode == 2 and "subcommand is required" in proc.stderr
+
+
+# The watchdog (runtime/quantum_watchdog.h). spin-plain.so has no probes, so a request of
+# 3 s runs its whole length in one quantum: a run with --watchdog-ms ends on it instead of
+# waiting, exit 1, naming the worker and the request, with the counts so far.
+def test_watchdog_ends_a_run_stuck_in_one_quantum(run_quanta, quanta_bin):
+    proc = run_quanta("run", "--app", spin_app(quanta_bin, "plain"), "--workload", "fixed:3000000",
+                      "--rate-rps", "2", "--duration-s", "1", "--quantum-us", "5", "--watchdog-ms", "200")
+    assert proc.returncode == 1, proc.stderr
+    assert "watchdog: worker 0 has run request 0 for " in proc.stderr
+    assert "ending the run. So far: 0 requests finished (worker 0: 0)" in proc.stderr
+    assert proc.stdout == ""
+
+
+def test_overruns_are_reported_with_where_the_task_was(run_quanta, quanta_bin):
+    proc = run_quanta("run", "--app", spin_app(quanta_bin, "plain"), "--workload", "fixed:20000",
+                      "--rate-rps", "20", "--duration-s", "0.5", "--warmup-frac", "0", "--quantum-us", "5",
+                      "--overrun-report-quanta", "400", "--format", "json", check=True)
+    report = json.loads(proc.stdout)
+    overruns = report["runtime"]["overruns"]
+    # Every 20 ms request overran its 2 ms mark (the last may still have been running at
+    # the stop and been reported too).
+    assert overruns["count"] >= report["requests"]["completed"] >= 5, overruns
+    first = overruns["first"][0]
+    assert first["worker"] == 0 and first["elapsed_us"] >= 2000
+    assert "overruns" in [w["code"] for w in report["warnings"]]
+    assert f"watchdog: request {first['request_id']} on worker 0 ran " in proc.stderr
+    # Where the task was, sampled by a signal: the handler, or the runtime's CPU-time call
+    # it spins on. Only "unknown" if no sample came back within 50 ms.
+    assert any(o["where"] for o in overruns["first"]), overruns
+
+
+def test_no_overruns_where_quanta_have_no_length(run_quanta, quanta_bin):
+    proc = run_quanta("run", "--app", spin_app(quanta_bin, "plain"), "--workload", "fixed:20000",
+                      "--rate-rps", "20", "--duration-s", "0.3", "--quantum-us", "5", "--preempt", "none",
+                      "--overrun-report-quanta", "400", "--format", "json", check=True)
+    assert json.loads(proc.stdout)["runtime"]["overruns"]["count"] == 0
+
+
+@pytest.mark.parametrize("option, value", [("--watchdog-ms", "-1"), ("--watchdog-ms", "nan"),
+                                           ("--overrun-report-quanta", "inf"), ("--overrun-report-quanta", "-3")])
+def test_watchdog_options_refuse_bad_values(run_quanta, option, value):
+    proc = run_quanta("run", *SHORT_RUN, option, value)
+    assert proc.returncode == 2 and option in proc.stderr, proc.stderr

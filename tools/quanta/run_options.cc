@@ -93,6 +93,22 @@ void add_idle_option(CLI::App& cmd, RunConfig& c) {
       ->check(CLI::Range(0.0, 1e6));
 }
 
+void add_watchdog_options(CLI::App& cmd, RunConfig& c) {
+  cmd.add_option("--overrun-report-quanta", c.overrun_report_quanta,
+                 "Report a quantum that has gone on this many quanta without reaching a preemption point: worker, "
+                 "request, time so far and where its task was (code without probes, or the host took the CPU); "
+                 "0: never. Only where quanta end (not with --preempt none or --local fcfs)")
+      ->capture_default_str()
+      ->check(finite_number())
+      ->check(CLI::Range(0.0, 1e9));
+  cmd.add_option("--watchdog-ms", c.watchdog_ms,
+                 "End the run, with a message saying where and the counts so far (exit 1), when one quantum has "
+                 "gone on this long: a handler stuck in a loop without probes would otherwise hang it; 0: never")
+      ->capture_default_str()
+      ->check(finite_number())
+      ->check(CLI::Range(0.0, 1e9));
+}
+
 void add_run_options(CLI::App& cmd, RunOptions& o, bool simulated) {
   RunConfig& c = o.base;
   auto* workload = cmd.add_option("--workload", c.workload,
@@ -173,6 +189,7 @@ void add_run_options(CLI::App& cmd, RunOptions& o, bool simulated) {
                  "Allow more --workers than free CPUs (threads then share CPUs): for testing multi-worker behaviour on a "
                  "small machine; latencies measured this way mean nothing");
     add_idle_option(cmd, c);
+    add_watchdog_options(cmd, c);
     add_linux_runtime_options(cmd, o);
     // A final callback: add_linux_runtime_options owns the parse-complete one.
     cmd.final_callback([&o, workload] {

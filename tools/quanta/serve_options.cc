@@ -35,6 +35,7 @@ void add_serve_options(CLI::App& cmd, ServeOptions& o) {
       ->check(CLI::PositiveNumber);
   add_runtime_resource_options(cmd, c);
   add_idle_option(cmd, c);
+  add_watchdog_options(cmd, c);
   cmd.add_option("--on-full", c.on_full,
                  "When a worker's ring is full: wait (the dispatcher stops reading the sockets meanwhile) or drop "
                  "(the request is answered OVERLOADED)")
