@@ -38,7 +38,10 @@ struct TcpConnection {
   // Writing.
   std::vector<unsigned char> out;
   std::size_t out_sent = 0;     // bytes of `out` already written
-  uint32_t watched = 0;         // the epoll events asked for now (EPOLLIN: reading; EPOLLOUT: a backlog)
+  // Edge-triggered epoll reported bytes that may not all have been read yet (set by an
+  // event, cleared when a read finds the socket empty).
+  bool unread = false;
+  bool hangup_seen = false;     // epoll reported the client's end of the stream
   bool on_runnable_list = false;  // has bytes to frame without waiting for the socket
   // State.
   bool open = false;

@@ -84,7 +84,7 @@ uint32_t TcpFrontEnd::poll(uint64_t, Request** out, uint32_t max) {
     scratch_.swap(runnable_);
     for (uint32_t slot : scratch_) {
       connections_[slot].on_runnable_list = false;
-      if (connections_[slot].open) frame(slot, out, max, n);
+      if (connections_[slot].open) read_and_frame(slot, out, max, n);
     }
     scratch_.clear();
   }
@@ -102,11 +102,15 @@ uint32_t TcpFrontEnd::poll(uint64_t, Request** out, uint32_t max) {
       close_connection(slot);
       continue;
     }
-    if ((events[i].events & EPOLLOUT) != 0) {
+    if ((events[i].events & EPOLLOUT) != 0 && connections_[slot].backlog_bytes() > 0) {
       write_out(slot);  // the client made room for its backlog
       if (!connections_[slot].open) continue;
     }
-    if ((events[i].events & (EPOLLIN | EPOLLHUP)) != 0) read_and_frame(slot, out, max, n);
+    if ((events[i].events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP)) != 0) {
+      connections_[slot].unread = true;
+      if ((events[i].events & (EPOLLRDHUP | EPOLLHUP)) != 0) connections_[slot].hangup_seen = true;
+      read_and_frame(slot, out, max, n);
+    }
   }
   return n;
 }
@@ -138,31 +142,51 @@ void TcpFrontEnd::accept_new() {
     c.paused = c.read_closed = c.closing = c.stopped_mid_request = false;
     ++open_count_;
     counters_.add(NetCounter::kTcpConnections);
-    c.watched = EPOLLIN;
-    watch(epoll_fd_, fd, slot, EPOLLIN, EPOLL_CTL_ADD);
+    c.unread = false;
+    c.hangup_seen = false;
+    // Edge-triggered, every event at once, set up once: pausing a connection (one request
+    // in flight for in-order protocols, so after every request) and resuming it costs no
+    // system call; the connection remembers instead whether bytes may still wait unread.
+    watch(epoll_fd_, fd, slot, EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET, EPOLL_CTL_ADD);
+  }
+}
+
+void TcpFrontEnd::receive(uint32_t slot) {
+  TcpConnection& c = connections_[slot];
+  const std::size_t space = c.in.size() - c.in_len;
+  if (space == 0) return;  // framing makes room first; `unread` stays set
+  const ssize_t got = recv(c.fd, c.in.data() + c.in_len, space, MSG_DONTWAIT);
+  if (got > 0) {
+    c.in_len += static_cast<uint32_t>(got);
+    // Less than the room there was: the socket is empty. A full buffer may have left more.
+    if (static_cast<std::size_t>(got) < space) {
+      c.unread = false;
+      // The end of the stream came with those bytes (epoll said so); it has no edge of its own left.
+      if (c.hangup_seen) c.read_closed = true;
+    }
+  } else if (got == 0) {
+    c.unread = false;
+    c.read_closed = true;  // the client will send no more: answer what it sent, then close
+  } else if (errno == EAGAIN || errno == EWOULDBLOCK) {
+    c.unread = false;
+  } else if (errno != EINTR) {
+    counters_.add(NetCounter::kTcpClosedError);
+    close_connection(slot);
   }
 }
 
 void TcpFrontEnd::read_and_frame(uint32_t slot, Request** out, uint32_t max, uint32_t& n) {
   TcpConnection& c = connections_[slot];
-  if (c.paused || c.closing || c.read_closed) return;
-  const std::size_t space = c.in.size() - c.in_len;
-  if (space > 0) {
-    const ssize_t got = recv(c.fd, c.in.data() + c.in_len, space, MSG_DONTWAIT);
-    if (got > 0) {
-      c.in_len += static_cast<uint32_t>(got);
-    } else if (got == 0) {
-      // The client will send no more: answer what it sent, then close. Level-triggered
-      // epoll would report the end again at every poll, so stop watching.
-      c.read_closed = true;
-      update_interest(slot);
-    } else if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
-      counters_.add(NetCounter::kTcpClosedError);
-      close_connection(slot);
-      return;
-    }
-  }
+  if (c.unread && c.reading()) receive(slot);
+  if (!c.open) return;
   frame(slot, out, max, n);
+  if (!c.open) return;
+  // Edge-triggered epoll will not report bytes that were already waiting: whoever made
+  // the connection readable again (room in its buffer, its reply out) reads them.
+  if (c.unread && c.reading() && c.in_len < c.in.size() && !c.on_runnable_list) {
+    c.on_runnable_list = true;
+    runnable_.push_back(slot);
+  }
   maybe_finish(slot);
 }
 
@@ -175,7 +199,6 @@ void TcpFrontEnd::frame(uint32_t slot, Request** out, uint32_t max, uint32_t& n)
       if (!c.paused && !c.read_closed) {
         c.paused = true;
         counters_.add(NetCounter::kTcpPaused);
-        update_interest(slot);
       }
       return;
     }
@@ -205,7 +228,6 @@ void TcpFrontEnd::frame(uint32_t slot, Request** out, uint32_t max, uint32_t& n)
       counters_.add(in.reason == RefusalReason::kProtocolRefused ? NetCounter::kTcpClosedByProtocol
                                                                    : refusal_counter(false, in.reason));
       c.closing = true;
-      update_interest(slot);
       if (in.answer_len > 0) {
         answer_now(slot, in.answer, in.answer_len);
       } else {
@@ -332,9 +354,8 @@ void TcpFrontEnd::advance(uint32_t slot) {
   if (!c.open) return;
   if (c.paused && c.in_flight() < in_flight_limit_) {
     c.paused = false;
-    update_interest(slot);
-    // Requests may already wait in the buffer, with nothing new to wake epoll.
-    if (c.in_len > 0 && !c.on_runnable_list) {
+    // Requests may already wait in the buffer or the socket, with nothing new to wake epoll.
+    if ((c.in_len > 0 || c.unread) && !c.on_runnable_list) {
       c.on_runnable_list = true;
       runnable_.push_back(slot);
     }
@@ -362,19 +383,7 @@ void TcpFrontEnd::write_out(uint32_t slot) {
     c.out.erase(c.out.begin(), c.out.begin() + static_cast<std::ptrdiff_t>(c.out_sent));
     c.out_sent = 0;
   }
-  update_interest(slot);
   maybe_finish(slot);
-}
-
-void TcpFrontEnd::update_interest(uint32_t slot) {
-  TcpConnection& c = connections_[slot];
-  if (!c.open) return;
-  // Level-triggered: EPOLLIN only while the connection is read (else epoll would report a
-  // paused or finished stream at every poll), EPOLLOUT only while a backlog waits for room.
-  const uint32_t wanted = (c.reading() ? EPOLLIN : 0u) | (c.backlog_bytes() > 0 ? EPOLLOUT : 0u);
-  if (wanted == c.watched) return;
-  c.watched = wanted;
-  watch(epoll_fd_, c.fd, slot, wanted, EPOLL_CTL_MOD);
 }
 
 void TcpFrontEnd::maybe_finish(uint32_t slot) {

@@ -65,8 +65,8 @@ class TcpFrontEnd final : public Source, public Sink {
   uint32_t poll(uint64_t now_tsc, Request** out, uint32_t max) override;
   bool exhausted() const override { return closed_.load(std::memory_order_acquire); }
   void close() override { closed_.store(true, std::memory_order_release); }
-  // Sleeps on the epoll set of the listener and the connections (a connection with a write
-  // backlog is watched for EPOLLOUT), and on a bell the workers ring with each completion.
+  // Sleeps on the epoll set of the listener and the connections (edge-triggered for input
+  // and for room to write), and on a bell the workers ring with each completion.
   bool prepare_idle_wait(IdleWait& wait) override;
   void end_idle_wait() override { finished_bell_.disarm(); }
   // Sink: complete() on a worker (queued for the dispatcher), reject() on the dispatcher.
@@ -104,7 +104,9 @@ class TcpFrontEnd final : public Source, public Sink {
   void advance(uint32_t slot);
   void write_out(uint32_t slot);
   // Asks epoll for what the connection's state needs now (reading, room to write).
-  void update_interest(uint32_t slot);
+  // One recv into the connection's buffer, if it has room (clears `unread` once the
+  // socket is found empty; may close the connection on an error).
+  void receive(uint32_t slot);
   void close_connection(uint32_t slot);
   void maybe_finish(uint32_t slot);
 
