@@ -80,6 +80,9 @@ void on_preempt_signal(int sig, siginfo_t* info, void* raw_context) {
     state.pending = true;
     quanta_deadline_tsc = 0;
     ++counters.deferred;
+    if (counters.deferred_sites_kept < SignalCounters::kDeferredSitesKept) {
+      counters.deferred_sites[counters.deferred_sites_kept++] = pc;
+    }
     note_pc(state, pc);  // where a quantum overran: the watchdog names it
     return;
   }

@@ -29,6 +29,11 @@ struct SignalCounters {
   uint64_t switched = 0;   // preempted from inside the handler
   uint64_t deferred = 0;   // left pending (unsafe code or preemption disabled)
   uint64_t stale = 0;      // arrived for a quantum already over
+  // Where the first deferred signals landed (the interrupted instruction): the run names
+  // the code objects that preemption signals could not leave (runtime/code_address.h).
+  static constexpr uint32_t kDeferredSitesKept = 32;
+  uintptr_t deferred_sites[kDeferredSitesKept] = {};
+  uint32_t deferred_sites_kept = 0;
 };
 SignalCounters& signal_counters();
 

@@ -1,6 +1,5 @@
 #include "runtime/quantum_watchdog.h"
 
-#include <dlfcn.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -8,6 +7,7 @@
 #include <cstdio>
 
 #include "core/tsc.h"
+#include "runtime/code_address.h"
 #include "preempt/signal_preempt.h"
 
 namespace quanta {
@@ -31,25 +31,6 @@ std::string describe_overrun(const OverrunReport& r) {
   std::snprintf(ms, sizeof ms, "%.1f ms", static_cast<double>(r.elapsed_ns) / 1e6);
   return "request " + std::to_string(r.request_id) + " on worker " + std::to_string(r.worker) + " ran " + ms +
          " in one quantum, " + where_clause(r) + ": it reached no preemption point, or the host took its CPU";
-}
-
-std::string describe_code_address(uintptr_t pc) {
-  char text[64];
-  Dl_info info{};
-  if (pc == 0 || dladdr(reinterpret_cast<const void*>(pc), &info) == 0 || info.dli_fname == nullptr) {
-    std::snprintf(text, sizeof text, "0x%" PRIxPTR, pc);
-    return text;
-  }
-  std::string object = info.dli_fname;
-  const std::size_t slash = object.rfind('/');
-  if (slash != std::string::npos) object = object.substr(slash + 1);
-  if (object.empty()) object = "the program";
-  if (info.dli_sname != nullptr && info.dli_saddr != nullptr) {
-    std::snprintf(text, sizeof text, "+0x%" PRIxPTR, pc - reinterpret_cast<uintptr_t>(info.dli_saddr));
-    return object + " (" + info.dli_sname + text + ")";
-  }
-  std::snprintf(text, sizeof text, "+0x%" PRIxPTR, pc - reinterpret_cast<uintptr_t>(info.dli_fbase));
-  return object + " (" + text + ")";
 }
 
 QuantumWatchdog::QuantumWatchdog(std::span<const WorkerPort> workers, WatchdogConfig config)

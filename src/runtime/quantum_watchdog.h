@@ -21,9 +21,6 @@
 
 namespace quanta {
 
-// "libfoo.so (spin_forever+0x12)": a code address for people (its hex when unknown).
-std::string describe_code_address(uintptr_t pc);
-
 // "request 17 on worker 0 ran 20.0 ms in one quantum, at libx.so (spin+0x12): ...".
 std::string describe_overrun(const OverrunReport& report);
 

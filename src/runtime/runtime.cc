@@ -15,6 +15,7 @@
 #include "preempt/mechanism.h"
 #include "preempt/signal_preempt.h"
 #include "runtime/central_dispatcher.h"
+#include "runtime/code_address.h"
 #include "runtime/cpu_layout.h"
 #include "runtime/quantum_monitor.h"
 #include "runtime/quantum_watchdog.h"
@@ -379,6 +380,10 @@ RuntimeResult Runtime::finish() {
     r.signals_received += w.totals().signals.received;
     r.signal_switches += w.totals().signals.switched;
     r.signals_deferred += w.totals().signals.deferred;
+    const SignalCounters& signals = w.totals().signals;
+    for (uint32_t i = 0; i < signals.deferred_sites_kept; ++i) {
+      ++r.deferred_signal_objects[code_object_name(signals.deferred_sites[i])];
+    }
     r.migrations += w.totals().migrations;
     r.worker_sleeps += w.totals().sleeps;
   }

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <string>
 #include <vector>
 
 #include "stats/class_stats.h"
@@ -27,6 +29,8 @@ struct RunCounters {
   uint64_t signals_received = 0;    // preemption-signal handler runs on the workers
   uint64_t signal_switches = 0;     // ... that switched away from the task
   uint64_t signals_deferred = 0;    // ... that left a pending preemption (unsafe code)
+  // The code objects the first deferred signals of each worker landed in, with how many.
+  std::map<std::string, uint64_t> deferred_signal_objects;
   uint64_t dispatcher_sleeps = 0;   // --idle block: times the dispatcher slept in epoll_wait
   uint64_t worker_sleeps = 0;       // ... and the workers on their futex
   // Centralized dispatch (central, jbsq:K, steal) only.

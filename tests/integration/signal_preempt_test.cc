@@ -5,7 +5,10 @@
 // Quanta of 50 us: a signal costs the worker ~10 us on this VM.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "experiment/in_process_run.h"
+#include "preempt/signal_preempt.h"
 #include "spin_app.h"
 #include "test_apps.h"
 
@@ -43,6 +46,12 @@ TEST(SignalPreempt, NeverSwitchesOutsideSafeCodeOrInsideADisabledRegion) {
   EXPECT_GT(r.signals_deferred, 0u);
   EXPECT_EQ(r.signal_switches, 0u) << "the test's handlers are not registered as signal-safe";
   EXPECT_EQ(testing::region_violations(), 0u);
+  // The run names where the signals it could not act on landed: the test's own handlers,
+  // in this program (the first few per worker are kept).
+  uint64_t sites = 0;
+  for (const auto& [object, count] : r.deferred_signal_objects) sites += count;
+  EXPECT_EQ(sites, std::min<uint64_t>(r.signals_deferred, SignalCounters::kDeferredSitesKept * r.config.workers));
+  ASSERT_TRUE(r.deferred_signal_objects.contains("quanta_integration_tests"));
   // A region is preempted at most once, at its enable, and only if the monitor's signal
   // reached it in time (the monitor polls from the dispatcher's idle loop).
   EXPECT_LE(r.classes[1].preemptions, r.classes[1].sojourn_ns.count());
