@@ -96,6 +96,10 @@ typedef struct quanta_runtime_options {
   double idle_spin_us;         /* "yield"/"block": how long an idle thread spins first (20; 0: at once) */
   int dispatcher_only;         /* no worker threads: the dispatcher runs every request, a quantum at a time
                                   (needs dispatch_policy "central", preempt "clock" or "none", workers 0) */
+  double overrun_report_quanta;/* the watchdog counts quanta that run this many quanta long (10000; 0: never):
+                                  quanta_run_stats.overruns */
+  double watchdog_ms;          /* a quantum this long ends the process: a message on stderr, exit status 1
+                                  (0, the default: never) */
 } quanta_runtime_options;
 
 void quanta_runtime_options_init(quanta_runtime_options* options);
@@ -141,6 +145,9 @@ typedef struct quanta_run_stats {
   uint64_t host_stalls;          /* stalls the dispatcher and the workers noticed, summed */
   double host_stalled_ms;        /* their total length */
   uint64_t stall_touched;        /* completions a stall may have delayed (stall_touched set) */
+  /* The watchdog: quanta that ran past overrun_report_quanta quanta (no preemption point
+   * reached: code without probes, preemption disabled; or the host took the CPU). */
+  uint64_t overruns;
 } quanta_run_stats;
 
 /* Stops taking requests, waits until every submitted request has finished, stops the

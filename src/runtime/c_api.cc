@@ -93,6 +93,8 @@ quanta::RuntimeConfig config_of(const quanta_runtime_options& o) {
   quanta::parse_idle_mode(or_default(o.idle, "spin"), c.idle);  // checked by check_api_options
   c.idle_spin_us = o.idle_spin_us;
   c.dispatcher_only = o.dispatcher_only != 0;
+  c.overrun_report_quanta = o.overrun_report_quanta;
+  c.watchdog_ms = o.watchdog_ms;
   c.on_full = quanta::FullRingAction::kWait;  // the API bounds requests by max_in_flight instead
   return c;
 }
@@ -135,6 +137,7 @@ void quanta_runtime_options_init(quanta_runtime_options* o) {
   o->dispatch_policy = "jsq-msq";
   o->preempt = "clock";
   o->backstop_us = 100;
+  o->overrun_report_quanta = 10000;
   o->stack_kib = 64;
   o->task_slots = 64;
   o->ring_capacity = 4096;
@@ -223,6 +226,7 @@ int quanta_runtime_stop(quanta_runtime* rt, quanta_run_stats* stats) {
     stats->migrations = r.migrations;
     stats->elapsed_s = r.end_tsc > r.start_tsc ? quanta::cycles_to_ns(r.end_tsc - r.start_tsc) * 1e-9 : 0.0;
     stats->class_count = rt->class_count;
+    stats->overruns = r.overruns;
     for (const quanta::StallSummary& s : r.stalls) {
       stats->host_stalls += s.count;
       stats->host_stalled_ms += s.total_ns * 1e-6;

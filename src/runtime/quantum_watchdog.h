@@ -45,7 +45,7 @@ class QuantumWatchdog {
     if (now_tsc >= next_look_tsc_) look(now_tsc);
   }
 
-  uint64_t overruns() const { return overruns_; }
+  uint64_t overruns() const { return overruns_; }  // reported live (the workers count every one)
   const std::vector<OverrunReport>& reports() const { return reports_; }  // the first kReportsKept
 
  private:

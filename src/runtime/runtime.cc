@@ -195,6 +195,7 @@ Runtime::Runtime(const RuntimeConfig& config, const quanta_app& app)
   wc.stall_threshold_cycles = ns_to_cycles(config.stall_threshold_us * 1000.0);
   wc.idle = config.idle;
   wc.idle_spin_ns = config.idle_spin_us * 1000.0;
+  if (overruns_reported()) wc.overrun_cycles = overrun_mark_cycles();
   if (central) {
     // As many requests in the system at once as the two-level runtime admits.
     // Dispatcher only: one thread's worth of slots.
@@ -326,14 +327,17 @@ bool Runtime::overruns_reported() const {
          make_local_policy(config_.local_policy, 1)->preemptive();
 }
 
+uint64_t Runtime::overrun_mark_cycles() const {
+  const double cycles = config_.overrun_report_quanta * static_cast<double>(parts_->worker_config.quantum_cycles);
+  return static_cast<uint64_t>(std::min(cycles, 1e18));
+}
+
 bool Runtime::watchdog_wanted() const { return workers_ > 0 && (overruns_reported() || config_.watchdog_ms > 0); }
 
 WatchdogConfig Runtime::watchdog_config() const {
   const WorkerConfig& wc = parts_->worker_config;
   WatchdogConfig w;
-  if (overruns_reported()) {
-    w.report_after_cycles = static_cast<uint64_t>(std::min(config_.overrun_report_quanta * wc.quantum_cycles, 1e18));
-  }
+  if (overruns_reported()) w.report_after_cycles = overrun_mark_cycles();
   w.stop_after_cycles = ns_to_cycles(config_.watchdog_ms * 1e6);
   w.sample_pc = true;
   w.on_overrun = config_.on_overrun;
@@ -385,14 +389,14 @@ RuntimeResult Runtime::finish() {
       ++r.deferred_signal_objects[code_object_name(signals.deferred_sites[i])];
     }
     r.migrations += w.totals().migrations;
+    r.overruns += w.totals().overruns;
     r.worker_sleeps += w.totals().sleeps;
   }
   if (p.monitor) r.monitor_actions = p.monitor->actions();
   if (p.monitor) r.monitor_retries = p.monitor->retries();
-  if (p.watchdog) {
-    r.overruns = p.watchdog->overruns();
-    r.overrun_reports = p.watchdog->reports();
-  }
+  // Counted by the workers, at each quantum's end: the watchdog may not have seen an
+  // overrun live (its dispatcher off the CPU meanwhile). Its reports say where.
+  if (p.watchdog) r.overrun_reports = p.watchdog->reports();
   if (p.sleep) r.dispatcher_sleeps = p.sleep->sleeps();
   if (p.central_dispatcher) {
     const CentralTotals& central = p.central_dispatcher->totals();

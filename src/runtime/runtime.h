@@ -106,6 +106,7 @@ class Runtime {
   // The watchdog: whether this run reports overruns, whether it has one at all, and its
   // configuration (valid after the constructor).
   bool overruns_reported() const;
+  uint64_t overrun_mark_cycles() const;
   bool watchdog_wanted() const;
   WatchdogConfig watchdog_config() const;
 

@@ -107,7 +107,8 @@ uint64_t Worker::park(HasWork has_work) {
   return read_tsc();
 }
 
-void Worker::note_late_yield(bool done, uint64_t deadline, uint64_t stop) {
+void Worker::note_late_yield(bool done, uint64_t deadline, uint64_t start, uint64_t stop) {
+  if (stop - start >= config_.overrun_cycles) ++totals_.overruns;
   // Clock probes sit a bounded distance apart, so a task preempted by one stops within
   // a few hundred ns of the deadline. Stopping much later means the CPU was away (or
   // the task had preemption disabled: docs/runtime.md says what that costs).
@@ -186,10 +187,11 @@ void Worker::run_local(uint64_t now) {
     backoff.busy();
     Slot& slot = slots_[*next];
     const uint64_t deadline = open_quantum(now, slot.request->id);
+    const uint64_t start = now;
     const bool done = runner_.resume(slot.task, now, deadline);
     counters_.quantum_start_tsc.store(0, std::memory_order_relaxed);  // no quantum open
     now = slot.task.last_stop_tsc;
-    note_late_yield(done, deadline, now);
+    note_late_yield(done, deadline, start, now);
     ++slot.quanta;
     ++current_quanta_;
     ++totals_.quanta;
@@ -231,10 +233,11 @@ void Worker::run_central(uint64_t now) {
     if (slot.last_runner != -1 && slot.last_runner != index_) ++totals_.migrations;
     slot.last_runner = index_;
     const uint64_t deadline = open_quantum(now, slot.request->id);
+    const uint64_t start = now;
     const bool done = runner_.resume(slot.task, now, deadline);
     counters_.quantum_start_tsc.store(0, std::memory_order_relaxed);  // no quantum open
     now = slot.task.last_stop_tsc;
-    note_late_yield(done, deadline, now);
+    note_late_yield(done, deadline, start, now);
     ++slot.quanta;
     ++totals_.quanta;
     if (done) {

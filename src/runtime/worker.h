@@ -37,6 +37,7 @@ struct WorkerConfig {
   uint64_t quantum_cycles = 0;
   PreemptMechanism preempt = PreemptMechanism::kClock;
   uint64_t backstop_cycles = 0;    // hybrid: the signal comes this long into a quantum
+  uint64_t overrun_cycles = UINT64_MAX;  // a quantum this long is counted as an overrun (the watchdog's mark)
   std::size_t class_count = 1;
   uint64_t stall_threshold_cycles = UINT64_MAX;  // an idle-loop gap above this is a host stall
   IdleMode idle = IdleMode::kSpin;                // what idle loops do (core/idle_backoff.h)
@@ -73,6 +74,7 @@ struct WorkerTotals {
   uint64_t sleeps = 0;             // --idle block: times it slept until work came
   SignalCounters signals;          // this worker thread's preemption-signal handler runs
   uint64_t migrations = 0;         // central: quanta of a task whose previous quantum ran elsewhere
+  uint64_t overruns = 0;           // quanta that lasted overrun_cycles or more
 };
 
 class Worker {
@@ -123,8 +125,9 @@ class Worker {
   // Opens a quantum for the monitor to see; returns the deadline for the clock probes.
   uint64_t open_quantum(uint64_t now, uint64_t request_id);
   void release_slot(uint32_t slot_id);
-  // A task preempted by a clock probe far past its deadline: a host stall.
-  void note_late_yield(bool done, uint64_t deadline, uint64_t stop);
+  // A task preempted by a clock probe far past its deadline: a host stall. And any
+  // quantum past the overrun mark is counted (the watchdog may not have seen it run).
+  void note_late_yield(bool done, uint64_t deadline, uint64_t start, uint64_t stop);
   // The clock read of an idle loop iteration, noting a host stall since `last`.
   uint64_t idle_tick(uint64_t last);
   // Block mode, past the idle spell: sleeps until the dispatcher pushes work or the

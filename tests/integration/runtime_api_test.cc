@@ -243,6 +243,39 @@ TEST_P(BlockIdle, EverySubmitAfterAQuietSpellIsServed) {
   quanta_runtime_destroy(rt);
 }
 
+// A handler with no probes: spins on the cycle counter for the cycles in its payload.
+void spin_without_probes(const quanta_request* request, quanta_response*) {
+  uint64_t cycles = 0;
+  std::memcpy(&cycles, request->payload, sizeof cycles);
+  const uint64_t until = quanta_read_tsc() + cycles;
+  while (quanta_read_tsc() < until) {
+  }
+}
+
+// The watchdog through the C API: a request that runs 100 quanta past its quantum without
+// a probe is counted in the stats (not printed: a library does not write to stderr unasked).
+TEST(RuntimeApi, OverrunsOfCodeWithoutProbesAreCounted) {
+  quanta_app app{};
+  app.abi_version = QUANTA_APP_ABI_VERSION;
+  app.name = "spin-without-probes";
+  app.handle_request = spin_without_probes;
+  quanta_runtime_options o = small_options();
+  o.quantum_us = 2;
+  o.overrun_report_quanta = 100;  // 200 us
+  quanta_runtime* rt = nullptr;
+  ASSERT_EQ(quanta_runtime_start(&o, &app, nullptr, &rt), QUANTA_OK) << quanta_last_error();
+  const uint64_t cycles = static_cast<uint64_t>(quanta_tsc_per_us() * 20'000);  // 20 ms each
+  constexpr int kRequests = 3;
+  for (int i = 0; i < kRequests; ++i) {
+    ASSERT_EQ(quanta_runtime_submit(rt, &cycles, sizeof cycles, 0, i), QUANTA_OK) << quanta_last_error();
+  }
+  quanta_run_stats stats;
+  ASSERT_EQ(quanta_runtime_stop(rt, &stats), QUANTA_OK) << quanta_last_error();
+  EXPECT_EQ(stats.completed, static_cast<uint64_t>(kRequests));
+  EXPECT_EQ(stats.overruns, static_cast<uint64_t>(kRequests)) << "each request is one overrunning quantum";
+  quanta_runtime_destroy(rt);
+}
+
 // dispatcher_only: one thread runs everything. Short requests submitted behind a long one
 // finish first (ps shares the dispatcher's thread among them), and all finish.
 TEST(RuntimeApi, DispatcherOnlySharesItsThreadAmongItsRequests) {
@@ -319,6 +352,8 @@ TEST(RuntimeApi, MisuseGetsAnErrorCodeAndAMessage) {
       {[](quanta_runtime_options& x) { x.class_count = 0; }, "class_count"},
       {[](quanta_runtime_options& x) { x.idle = "nap"; }, "idle"},
       {[](quanta_runtime_options& x) { x.idle_spin_us = -1; }, "idle-spin-us"},
+      {[](quanta_runtime_options& x) { x.watchdog_ms = -1; }, "watchdog-ms"},
+      {[](quanta_runtime_options& x) { x.overrun_report_quanta = 0.0 / 0.0; }, "overrun-report-quanta"},
       {[](quanta_runtime_options& x) { x.dispatcher_only = 1; }, "central"},  // the default jsq-msq
       {[](quanta_runtime_options& x) {
          x.dispatcher_only = 1;
