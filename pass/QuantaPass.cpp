@@ -83,7 +83,12 @@ static std::string statsLine(const Module& M, Mode mode, const ModuleStats& st) 
 }
 
 PreservedAnalyses QuantaPass::run(Module& M, ModuleAnalysisManager& MAM) {
-  Config cfg = loadConfig();
+  std::string badSetting;
+  Config cfg = loadConfig(badSetting);
+  if (!badSetting.empty()) {
+    M.getContext().emitError(badSetting);
+    return PreservedAnalyses::all();
+  }
   if (forced_) cfg.mode = *forced_;
   if (cfg.mode == Mode::None && !lockOnly_) return PreservedAnalyses::all();
   // Once per module: the optimizer-last hook also fires inside LTO backends and in an
