@@ -103,3 +103,14 @@ define i64 @leaf(i64 %n) {
   %b = sub i64 %a, 1
   ret i64 %b
 }
+
+; A caller of a recursive function is not on its cycle: no entry probe, and nothing after
+; the call either, since @sum's own last probe comes right before its add.
+; CHECK-LABEL: define i64 @start(
+; CHECK-NOT: readcyclecounter
+; CHECK: ret i64
+define i64 @start(ptr %list) {
+  %s = call i64 @sum(ptr %list)
+  %t = add i64 %s, 1
+  ret i64 %t
+}
