@@ -53,8 +53,10 @@ PreservedAnalyses ChaseRollingPass::run(Function& F, FunctionAnalysisManager& FA
   if (!enabled_) {  // once per pipeline: the configuration does not change within it
     enabled_ = forced_;
     if (!forced_ && OptChaseRolled) {
-      Config cfg = loadConfig();
-      enabled_ = cfg.mode == Mode::Clock && cfg.adaptive;
+      // A bad setting is reported once, by the module pass; here it only turns this off.
+      std::string badSetting;
+      Config cfg = loadConfig(badSetting);
+      enabled_ = badSetting.empty() && cfg.mode == Mode::Clock && cfg.adaptive;
     }
   }
   if (!*enabled_) return PreservedAnalyses::all();

@@ -3,7 +3,6 @@
 #include <cstdlib>
 
 #include "llvm/Support/CommandLine.h"
-#include "llvm/Support/ErrorHandling.h"
 
 using namespace llvm;
 
@@ -54,32 +53,63 @@ bool parseMode(const std::string& s, Mode& out) {
   return true;
 }
 
-[[noreturn]] static void bad(const std::string& what, const std::string& value, const char* expect) {
-  report_fatal_error(Twine("quanta pass: invalid value '") + value + "' for " + what +
-                         " (expected " + expect + ")",
-                     /*gen_crash_diag=*/false);
-}
+namespace {
+// Reads the settings, keeping the first bad value's message; a bad value reads as its
+// default so that the rest can still be read (and the caller reports the message).
+struct Reader {
+  std::string error;
 
+  void bad(const std::string& what, const std::string& value, const std::string& expect) {
+    if (error.empty())
+      error = "quanta pass: invalid value '" + value + "' for " + what + " (expected " + expect + ")";
+  }
+  uint64_t pickUInt(cl::opt<uint64_t>& opt, const char* envName, uint64_t def, uint64_t min);
+  bool pickBool(cl::opt<bool>& opt, const char* envName, bool def);
+};
+}  // namespace
 static const char* env(const char* name) {
   const char* v = std::getenv(name);
   return (v && *v) ? v : nullptr;
 }
 
-static uint64_t pickUInt(cl::opt<uint64_t>& opt, const char* envName, uint64_t def, uint64_t min) {
+// No setting needs more, and keeping every value within 32 bits keeps the products the
+// pass forms from two of them (a stride times a factor; the adaptive helper multiplies
+// -quanta-probe-max-cycles by a gap of up to 2^31 units) within 64 bits.
+static constexpr uint64_t kMaxSetting = (uint64_t(1) << 32) - 1;
+
+static std::string rangeText(uint64_t min) {
+  return "a whole number from " + std::to_string(min) + " to " + std::to_string(kMaxSetting);
+}
+
+// Digits only: strtoull would take "-5" as 2^64 - 5, skip leading blanks and saturate on
+// overflow, so a typo could pass as a huge bound.
+static bool parseSetting(const char* v, uint64_t& out) {
+  if (!*v) return false;
+  uint64_t x = 0;
+  for (const char* p = v; *p; ++p) {
+    if (*p < '0' || *p > '9') return false;
+    x = x * 10 + uint64_t(*p - '0');
+    if (x > kMaxSetting) return false;
+  }
+  out = x;
+  return true;
+}
+
+uint64_t Reader::pickUInt(cl::opt<uint64_t>& opt, const char* envName, uint64_t def, uint64_t min) {
   if (opt.getNumOccurrences()) {
-    if (opt < min) bad(std::string("-") + opt.ArgStr.str(), std::to_string(opt), "a number >= 1");
-    return opt;
+    if (opt >= min && opt <= kMaxSetting) return opt;
+    bad(std::string("-") + opt.ArgStr.str(), std::to_string(opt), rangeText(min));
+    return def;
   }
   if (const char* v = env(envName)) {
-    char* end = nullptr;
-    unsigned long long x = std::strtoull(v, &end, 10);
-    if (*end != '\0' || x < min) bad(envName, v, "a positive integer");
-    return x;
+    uint64_t x = 0;
+    if (parseSetting(v, x) && x >= min) return x;
+    bad(envName, v, rangeText(min));
   }
   return def;
 }
 
-static bool pickBool(cl::opt<bool>& opt, const char* envName, bool def) {
+bool Reader::pickBool(cl::opt<bool>& opt, const char* envName, bool def) {
   if (opt.getNumOccurrences()) return opt;
   if (const char* v = env(envName)) {
     std::string s(v);
@@ -90,29 +120,26 @@ static bool pickBool(cl::opt<bool>& opt, const char* envName, bool def) {
   return def;
 }
 
-Config loadConfig() {
+Config loadConfig(std::string& error) {
   Config c;
+  Reader r;
   if (OptMode.getNumOccurrences()) {
-    if (!parseMode(OptMode, c.mode)) bad("-quanta-mode", OptMode, "clock, flag, counter or none");
+    if (!parseMode(OptMode, c.mode)) r.bad("-quanta-mode", OptMode, "clock, flag, counter or none");
   } else if (const char* v = env("QUANTA_MODE")) {
-    if (!parseMode(v, c.mode)) bad("QUANTA_MODE", v, "clock, flag, counter or none");
+    if (!parseMode(v, c.mode)) r.bad("QUANTA_MODE", v, "clock, flag, counter or none");
   }
-  c.bound = pickUInt(OptBound, "QUANTA_BOUND", c.bound, 1);
-  c.extCallCost = pickUInt(OptExtCost, "QUANTA_EXT_CALL_COST", c.extCallCost, 0);
-  c.flagStride = pickUInt(OptFlagStride, "QUANTA_FLAG_STRIDE", c.flagStride, 1);
-  c.flagMinFnCost = pickUInt(OptFlagMin, "QUANTA_FLAG_MIN_FN_COST", c.flagMinFnCost, 0);
+  c.bound = r.pickUInt(OptBound, "QUANTA_BOUND", c.bound, 1);
+  c.extCallCost = r.pickUInt(OptExtCost, "QUANTA_EXT_CALL_COST", c.extCallCost, 0);
+  c.flagStride = r.pickUInt(OptFlagStride, "QUANTA_FLAG_STRIDE", c.flagStride, 1);
+  c.flagMinFnCost = r.pickUInt(OptFlagMin, "QUANTA_FLAG_MIN_FN_COST", c.flagMinFnCost, 0);
   // The counter baseline defaults to the clock bound so both target the same density.
-  c.counterThreshold = pickUInt(OptCounterThr, "QUANTA_COUNTER_THRESHOLD", c.bound, 1);
-  c.adaptive = pickBool(OptAdaptive, "QUANTA_ADAPTIVE", c.adaptive);
-  c.probeMaxCycles = pickUInt(OptMaxCycles, "QUANTA_PROBE_MAX_CYCLES", c.probeMaxCycles, 1);
-  // The helper multiplies it by a gap of up to 2^31 units in 64 bits.
-  if (c.probeMaxCycles >= (uint64_t(1) << 32))
-    bad("-quanta-probe-max-cycles/QUANTA_PROBE_MAX_CYCLES", std::to_string(c.probeMaxCycles),
-        "a number below 2^32");
-  c.maxStrideFactor = pickUInt(OptMaxFactor, "QUANTA_MAX_STRIDE_FACTOR", c.maxStrideFactor, 1);
-  c.lockGuard = pickBool(OptLockGuard, "QUANTA_LOCK_GUARD", c.lockGuard);
-  c.countExec = pickBool(OptCountExec, "QUANTA_COUNT_PROBES", c.countExec);
-  c.stats = pickBool(OptStats, "QUANTA_STATS", c.stats);
+  c.counterThreshold = r.pickUInt(OptCounterThr, "QUANTA_COUNTER_THRESHOLD", c.bound, 1);
+  c.adaptive = r.pickBool(OptAdaptive, "QUANTA_ADAPTIVE", c.adaptive);
+  c.probeMaxCycles = r.pickUInt(OptMaxCycles, "QUANTA_PROBE_MAX_CYCLES", c.probeMaxCycles, 1);
+  c.maxStrideFactor = r.pickUInt(OptMaxFactor, "QUANTA_MAX_STRIDE_FACTOR", c.maxStrideFactor, 1);
+  c.lockGuard = r.pickBool(OptLockGuard, "QUANTA_LOCK_GUARD", c.lockGuard);
+  c.countExec = r.pickBool(OptCountExec, "QUANTA_COUNT_PROBES", c.countExec);
+  c.stats = r.pickBool(OptStats, "QUANTA_STATS", c.stats);
   if (OptStatsFile.getNumOccurrences() && !OptStatsFile.empty()) {
     c.statsFile = OptStatsFile;
     c.statsFileSetting = "-quanta-stats-file";
@@ -122,6 +149,7 @@ Config loadConfig() {
   }
   // Naming a file asks for the numbers: QUANTA_STATS need not be set as well.
   if (!c.statsFile.empty()) c.stats = true;
+  error = r.error;
   return c;
 }
 

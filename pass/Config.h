@@ -47,9 +47,12 @@ struct Config {
   std::string statsFileSetting;
 };
 
-// Reads the options and environment. Exits the compiler with a message naming the bad
-// option or variable if a value does not parse.
-Config loadConfig();
+// Reads the options and environment. A value that does not parse or is out of range
+// leaves `error` set to a message naming the option or variable (else empty); the passes
+// report it as an error diagnostic (LLVMContext::emitError), which fails the compile with
+// that one line. report_fatal_error would do the same in opt, but inside clang it prints
+// LLVM's crash banner and a stack dump, which reads like a compiler bug.
+Config loadConfig(std::string& error);
 // Parses a mode name; returns false if unknown.
 bool parseMode(const std::string& s, Mode& out);
 

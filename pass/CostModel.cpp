@@ -1,5 +1,7 @@
 #include "CostModel.h"
 
+#include <algorithm>
+
 #include "llvm/IR/InlineAsm.h"
 #include "llvm/IR/IntrinsicInst.h"
 
@@ -47,6 +49,14 @@ bool CostModel::isExternalCall(const CallBase& CB) const {
   return !instrumented_.contains(callee);
 }
 
+std::optional<CallSummary> CostModel::callSummary(const CallBase& CB) const {
+  if (!unplaced_ || isExternalCall(CB)) return std::nullopt;
+  Function* callee = CB.getCalledFunction();
+  if (!callee || !instrumented_.contains(callee)) return std::nullopt;  // intrinsics, runtime
+  auto it = summaries_.find(callee);
+  return it != summaries_.end() ? it->second : *unplaced_;
+}
+
 // Memory reads are where straight-line code spends its time; count them double. Following
 // a pointer loaded from memory (p = p->next, a tree descent) is the case where IR counts
 // and cycles part most: every step is a dependent, likely-missing load. Charge it like a
@@ -87,7 +97,15 @@ uint64_t CostModel::instCost(const Instruction& I) const {
     if (isa<MemIntrinsic>(II)) return 10;
     return 1;
   }
-  if (auto* CB = dyn_cast<CallBase>(&I)) return isExternalCall(*CB) ? extCallCost_ : 1;
+  if (auto* CB = dyn_cast<CallBase>(&I)) {
+    if (isExternalCall(*CB)) return extCallCost_;
+    // Where one number has to stand for the call (a loop's iteration cost, a budget's
+    // charge), it is the longer of the stretches the callee adds before its first probe
+    // and after its last: charging it on every call keeps a loop of short calls to its
+    // bound.
+    if (std::optional<CallSummary> s = callSummary(*CB)) return 1 + std::max(s->entry, s->exit);
+    return 1;
+  }
   return 1;
 }
 

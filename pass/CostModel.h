@@ -4,12 +4,29 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/Instructions.h"
 
 namespace quanta {
+
+// What a call to an instrumented function of this module adds to its caller's probe-free
+// paths (clock mode), from the callee's own placement, in cost units. The call instruction
+// itself is not included.
+struct CallSummary {
+  // Longest probe-free path from the callee's entry to any point of it: what the caller's
+  // path runs on into the callee before a probe (or the return) comes.
+  uint64_t entry = 0;
+  // Longest probe-free path from any point of the callee to a return (or resume): what
+  // the caller's path restarts from after the call, when the callee probed.
+  uint64_t exit = 0;
+  // Longest path from entry to a return that runs no probe at all; absent when every
+  // path probes. After the call the caller's path is max(exit, before + through).
+  std::optional<uint64_t> through;
+};
 
 // The set of functions the pass instruments in this module, plus the cost of external calls.
 class CostModel {
@@ -23,9 +40,20 @@ class CostModel {
   // a probe): declarations, indirect calls, inline asm, runtime entry points excluded.
   bool isExternalCall(const llvm::CallBase& CB) const;
 
+  // Clock mode charges calls to instrumented functions by their summaries: set each one
+  // once its function is placed. Until then (a callee in the caller's own call-graph cycle),
+  // `unplaced` stands in: the pass puts a probe at the entry of every function on a cycle,
+  // and what such a callee leaves probe-free before returning is not known yet.
+  void useSummaries(const CallSummary& unplaced) { unplaced_ = unplaced; }
+  void setSummary(const llvm::Function* F, const CallSummary& s) { summaries_[F] = s; }
+  // The summary for a direct call to an instrumented function, if summaries are in use.
+  std::optional<CallSummary> callSummary(const llvm::CallBase& CB) const;
+
  private:
   uint64_t extCallCost_;
   const llvm::SmallPtrSetImpl<llvm::Function*>& instrumented_;
+  std::optional<CallSummary> unplaced_;
+  llvm::DenseMap<const llvm::Function*, CallSummary> summaries_;
 };
 
 // Names owned by the runtime: never instrumented, never counted as external work.

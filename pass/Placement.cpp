@@ -1,5 +1,7 @@
 #include "Placement.h"
 
+#include <optional>
+
 #include "LockGuard.h"
 #include "llvm/ADT/PostOrderIterator.h"
 #include "llvm/IR/IntrinsicInst.h"
@@ -8,42 +10,109 @@ using namespace llvm;
 
 namespace quanta {
 
-unsigned placeBoundedPaths(Function& F, LoopInfo& LI, const LoopPlanner& loops, const CostModel& CM,
-                           ProbeEmitter& PE, uint64_t bound) {
-  DenseMap<BasicBlock*, uint64_t> out;
+namespace {
+// The probe-free distance at a point of the walk: `any` is the longest probe-free path
+// ending there, `fromEntry` the longest of those that start at the function's entry
+// (none once every path from the entry to here has met a probe).
+struct Reach {
+  uint64_t any = 0;
+  std::optional<uint64_t> fromEntry;
+};
+
+struct Walk {
+  const CostModel& CM;
+  uint64_t bound;
+  bool indirectReenters;
   SmallVector<Instruction*, 16> cuts;
+  CallSummary summary;
+
+  void cut(Instruction* at, Reach& r) {
+    cuts.push_back(at);
+    r.any = 0;
+    r.fromEntry.reset();
+  }
+  void add(Reach& r, uint64_t c) {
+    r.any += c;
+    if (r.fromEntry) {
+      *r.fromEntry += c;
+      summary.entry = std::max(summary.entry, *r.fromEntry);
+    }
+  }
+  void step(Instruction& I, Reach& r) {
+    auto* CB = dyn_cast<CallBase>(&I);
+    std::optional<CallSummary> s = CB ? CM.callSummary(*CB) : std::nullopt;
+    if (!s) {
+      uint64_t c = CM.instCost(I);
+      if (!c) return;
+      if (r.any + c > bound && r.any > 0 && !I.isEHPad() && !isa<PHINode>(I)) cut(&I, r);
+      add(r, c);
+      // An indirect call that may come back into this function's cycle returns with what
+      // that callee left unprobed, not known here: as after a direct call within the
+      // cycle, the path goes on at the bound and probes before its next work.
+      if (indirectReenters && CB && !CB->isInlineAsm() && !CB->getCalledFunction())
+        r.any = std::max(r.any, bound + 1);
+      return;
+    }
+    // The callee runs `entry` before its first probe. The call's own unit is charged only
+    // to a path that runs through the callee unprobed: a callee that probes first needs
+    // no probe before the call, and its `exit` already counts its return.
+    if (r.any > 0 && r.any + s->entry > bound) cut(&I, r);
+    if (r.fromEntry) summary.entry = std::max(summary.entry, *r.fromEntry + s->entry);
+    Reach after;
+    after.any = s->exit;
+    if (s->through) {
+      after.any = std::max(after.any, r.any + 1 + *s->through);
+      if (r.fromEntry) {
+        after.fromEntry = *r.fromEntry + 1 + *s->through;
+        summary.entry = std::max(summary.entry, *after.fromEntry);
+      }
+    }
+    r = after;
+  }
+};
+}  // namespace
+
+CallSummary placeBoundedPaths(Function& F, LoopInfo& LI, const LoopPlanner& loops, const CostModel& CM,
+                              ProbeEmitter& PE, uint64_t bound, bool entryProbe, bool indirectReenters) {
+  Walk w{CM, bound, indirectReenters, {}, {}};
+  DenseMap<BasicBlock*, Reach> out;
   ReversePostOrderTraversal<Function*> rpo(&F);
   for (BasicBlock* BB : rpo) {
-    uint64_t in = 0;
+    Reach in;
+    if (BB == &F.getEntryBlock()) {
+      in.fromEntry = 0;
+      // After the allocas: the probe splits its block, and an alloca moved out of the entry
+      // block would become a dynamic one.
+      if (entryProbe) {
+        BasicBlock::iterator at = BB->getFirstInsertionPt();
+        while (isa<AllocaInst>(*at) || isa<DbgInfoIntrinsic>(*at)) ++at;
+        w.cut(&*at, in);
+      }
+    }
     for (BasicBlock* P : predecessors(BB)) {
       auto it = out.find(P);  // unvisited predecessor: a back or retreating edge
-      if (it != out.end()) in = std::max(in, it->second);
+      if (it == out.end()) continue;
+      in.any = std::max(in.any, it->second.any);
+      if (it->second.fromEntry) in.fromEntry = std::max(in.fromEntry.value_or(0), *it->second.fromEntry);
     }
     Loop* L = LI.getLoopFor(BB);
     if (L && L->getHeader() == BB) {
       uint64_t extra = loops.entryExtra(L);
-      if (in > 0 && in + extra + loops.iterCost(L) > bound) {
-        if (BasicBlock* pre = L->getLoopPreheader()) {
-          cuts.push_back(pre->getTerminator());
-          in = 0;
-        }
+      if (in.any > 0 && in.any + extra + loops.iterCost(L) > bound) {
+        if (BasicBlock* pre = L->getLoopPreheader()) w.cut(pre->getTerminator(), in);
       }
-      in += extra;
+      w.add(in, extra);
     }
-    uint64_t d = in;
-    for (Instruction& I : *BB) {
-      uint64_t c = CM.instCost(I);
-      if (!c) continue;
-      if (d + c > bound && d > 0 && !I.isEHPad() && !isa<PHINode>(I)) {
-        cuts.push_back(&I);
-        d = 0;
-      }
-      d += c;
+    Reach r = in;
+    for (Instruction& I : *BB) w.step(I, r);
+    if (isa<ReturnInst>(BB->getTerminator()) || isa<ResumeInst>(BB->getTerminator())) {
+      w.summary.exit = std::max(w.summary.exit, r.any);
+      if (r.fromEntry) w.summary.through = std::max(w.summary.through.value_or(0), *r.fromEntry);
     }
-    out[BB] = d;
+    out[BB] = r;
   }
-  for (Instruction* I : cuts) PE.mark(I);
-  return cuts.size();
+  for (Instruction* I : w.cuts) PE.mark(I);
+  return w.summary;
 }
 
 static bool isNonTrivial(Function& F, LoopInfo& LI, const CostModel& CM, uint64_t minFnCost) {

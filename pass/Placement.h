@@ -11,8 +11,14 @@ namespace quanta {
 // longest probe-free path into each block, and drops a probe wherever a path would pass
 // `bound`. A path about to enter a loop whose iteration would push it past the bound is cut
 // in the preheader, so the probe runs once per loop entry rather than once per iteration.
-unsigned placeBoundedPaths(llvm::Function& F, llvm::LoopInfo& LI, const LoopPlanner& loops,
-                           const CostModel& CM, ProbeEmitter& PE, uint64_t bound);
+// A call to an instrumented function of the module runs on the path by its summary: cut
+// before it when the callee's probe-free start would pass the bound. `entryProbe` (a
+// function on a call-graph cycle) puts a probe first; `indirectReenters` (an indirect call
+// may reach a function of that cycle) makes an indirect call end like a call within the
+// cycle. Returns F's own summary, as its callers will charge it.
+CallSummary placeBoundedPaths(llvm::Function& F, llvm::LoopInfo& LI, const LoopPlanner& loops,
+                              const CostModel& CM, ProbeEmitter& PE, uint64_t bound, bool entryProbe,
+                              bool indirectReenters);
 
 // Flag mode (Concord's rules): a probe at the entry of every non-trivial function and right
 // after every call into uninstrumented code.

@@ -1,6 +1,7 @@
 #include "QuantaPass.h"
 
 #include "AdaptiveProbe.h"
+#include "CallOrder.h"
 #include "CostModel.h"
 #include "LockGuard.h"
 #include "LoopPlanner.h"
@@ -11,6 +12,7 @@
 #include "llvm/Analysis/AssumptionCache.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Transforms/Utils/LoopSimplify.h"
 #include "llvm/Transforms/Utils/LoopUtils.h"
@@ -20,6 +22,11 @@
 using namespace llvm;
 
 namespace quanta {
+
+// For comparisons with the placement before call summaries: calls to instrumented
+// functions cost 1 and no function gets an entry probe for being on a call-graph cycle.
+static cl::opt<bool> OptCallSummaries("quanta-call-summaries", cl::init(true), cl::Hidden,
+                                      cl::desc("clock mode: charge calls by their callees' probe-free stretches"));
 
 // Functions tagged QUANTA_NO_PREEMPT: clang records annotate("...") in
 // llvm.global.annotations as { ptr function, ptr string, ptr file, i32 line, ptr args }.
@@ -76,7 +83,12 @@ static std::string statsLine(const Module& M, Mode mode, const ModuleStats& st) 
 }
 
 PreservedAnalyses QuantaPass::run(Module& M, ModuleAnalysisManager& MAM) {
-  Config cfg = loadConfig();
+  std::string badSetting;
+  Config cfg = loadConfig(badSetting);
+  if (!badSetting.empty()) {
+    M.getContext().emitError(badSetting);
+    return PreservedAnalyses::all();
+  }
   if (forced_) cfg.mode = *forced_;
   if (cfg.mode == Mode::None && !lockOnly_) return PreservedAnalyses::all();
   // Once per module: the optimizer-last hook also fires inside LTO backends and in an
@@ -90,13 +102,29 @@ PreservedAnalyses QuantaPass::run(Module& M, ModuleAnalysisManager& MAM) {
   if (targets.empty()) return PreservedAnalyses::all();
 
   CostModel CM(cfg.extCallCost, targets);
+  // Clock mode: a call to a function placed before it runs on the caller's paths by that
+  // function's summary; one not placed yet is on the caller's own call-graph cycle, so it
+  // probes at entry and may leave up to the bound behind it when it returns.
+  bool summaries = cfg.mode == Mode::Clock && !lockOnly_ && OptCallSummaries;
+  if (summaries) CM.useSummaries(CallSummary{0, cfg.bound, std::nullopt});
   ProbeEmitter PE(M, cfg);
   AdaptiveProbe AP(M, cfg, PE);
   auto& FAM = MAM.getResult<FunctionAnalysisManagerModuleProxy>(M).getManager();
   ModuleStats st;
 
-  for (Function& F : M) {
-    if (!targets.contains(&F)) continue;
+  // Callees first, so that each call finds its callee's summary.
+  struct Visit {
+    Function* F;
+    bool onCycle;           // probes at entry
+    bool indirectReenters;  // an indirect call may lead back into its cycle
+  };
+  std::vector<Visit> order;
+  for (const CallComponent& c : callComponentsBottomUp(M, targets))
+    for (Function* F : c.functions)
+      order.push_back({F, summaries && c.cyclic, summaries && c.cyclic && c.addressTaken});
+
+  for (const Visit& v : order) {
+    Function& F = *v.F;
     ++st.functions;
     if (cfg.lockGuard || lockOnly_) st.lockSites += guardLocks(F);
     if (lockOnly_) {
@@ -128,7 +156,7 @@ PreservedAnalyses QuantaPass::run(Module& M, ModuleAnalysisManager& MAM) {
     LoopPlanner loops(F, LI, SE, DT, CM, cfg, PE, bound, /*allowVersioning=*/clock,
                       clock && cfg.adaptive ? &AP : nullptr);
     loops.plan();
-    if (clock) placeBoundedPaths(F, LI, loops, CM, PE, cfg.bound);
+    if (clock) CM.setSummary(&F, placeBoundedPaths(F, LI, loops, CM, PE, cfg.bound, v.onCycle, v.indirectReenters));
     else placeFlagPoints(F, LI, CM, PE, cfg.flagMinFnCost);
     loops.apply();
     const LoopStats& ls = loops.stats();

@@ -11,9 +11,9 @@
 
 namespace quanta {
 
-// Reported as an error diagnostic, not with report_fatal_error like a bad option value
-// (Config.cpp): inside clang a fatal error prints LLVM's crash banner and a stack dump,
-// which reads like a compiler bug; a diagnostic prints "error: quanta pass: ..." and
+// Reported as an error diagnostic, as a bad option value is (Config.h), not with
+// report_fatal_error: inside clang a fatal error prints LLVM's crash banner and a stack
+// dump, which reads like a compiler bug; a diagnostic prints "error: quanta pass: ..." and
 // fails the compile with status 1 (opt: the same message, status 1).
 static void fileError(llvm::LLVMContext& ctx, const Config& cfg, const char* what, int err) {
   ctx.emitError(llvm::Twine("quanta pass: cannot ") + what + " " + cfg.statsFileSetting + " '" +

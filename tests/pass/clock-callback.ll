@@ -1,0 +1,52 @@
+; Recursion through a function pointer: @visit calls its callback indirectly, and the
+; callback @visit_children calls @visit for each child. An indirect call may reach any
+; function whose address the module takes, so the two form a call-graph cycle and each
+; probes at entry. @count_leaf is a callback as well but calls nothing: not on a cycle,
+; no probe. The indirect call itself keeps its configured cost (50 here, B = 1000), but in a
+; function on such a cycle it may return from a function of the cycle with that callee's
+; unprobed tail behind it, so the path after it probes before its next work (the return).
+; RUN: %opt -passes=quanta-clock -S %s | FileCheck %s
+; RUN: %opt -passes=quanta-clock -quanta-call-summaries=0 -S %s | FileCheck %s --check-prefix=OLD
+; OLD-NOT: readcyclecounter
+
+@total = global i64 0
+
+; CHECK-LABEL: define void @visit(
+; CHECK-NEXT: entry:
+; CHECK-NEXT: call i64 @llvm.readcyclecounter()
+; CHECK: call void %cb(ptr %n)
+; CHECK-NEXT: call i64 @llvm.readcyclecounter()
+; CHECK-LABEL: define void @visit_children(
+; CHECK-NEXT: entry:
+; CHECK-NEXT: call i64 @llvm.readcyclecounter()
+; CHECK-LABEL: define void @count_leaf(
+; CHECK-NOT: readcyclecounter
+; CHECK: ret void
+define void @visit(ptr %n, ptr %cb) {
+entry:
+  call void %cb(ptr %n)
+  ret void
+}
+
+define void @visit_children(ptr %n) {
+entry:
+  %null = icmp eq ptr %n, null
+  br i1 %null, label %done, label %rec
+rec:
+  %lp = getelementptr i8, ptr %n, i64 8
+  %l = load ptr, ptr %lp
+  %rp = getelementptr i8, ptr %n, i64 16
+  %r = load ptr, ptr %rp
+  call void @visit(ptr %l, ptr @visit_children)
+  call void @visit(ptr %r, ptr @count_leaf)
+  br label %done
+done:
+  ret void
+}
+
+define void @count_leaf(ptr %n) {
+  %t = load i64, ptr @total
+  %t1 = add i64 %t, 1
+  store i64 %t1, ptr @total
+  ret void
+}

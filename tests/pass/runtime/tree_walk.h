@@ -1,0 +1,33 @@
+#ifndef QUANTA_TESTS_PASS_TREE_WALK_H
+#define QUANTA_TESTS_PASS_TREE_WALK_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct tree_node {
+  const struct tree_node* left;
+  const struct tree_node* right;
+  uint64_t value;
+};
+
+struct tree_walk_request {
+  const struct tree_node* root;
+  uint64_t result;
+};
+
+/* Core cycles each node's mixing takes at the least: 8 rounds of a dependent shift, xor
+ * and multiply (1 + 1 + 3 cycles of latency) that no compiler can shorten. */
+#define TREE_WALK_MIN_CYCLES_PER_NODE 40
+
+/* tree_walk.c, with the pass (clock mode) and without it (plain_ prefix). */
+void tree_walk_handler(void* arg);
+void plain_tree_walk_handler(void* arg);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
