@@ -1,0 +1,77 @@
+#include "policy/adaptive_quantum.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <stdexcept>
+
+namespace quanta {
+namespace {
+
+constexpr std::string_view kPrefix = "adaptive:";
+
+double parse_us(std::string_view text, std::string_view spec, const char* which) {
+  const std::string s(text);
+  char* end = nullptr;
+  const double v = s.empty() ? NAN : std::strtod(s.c_str(), &end);
+  if (s.empty() || end != s.c_str() + s.size() || !std::isfinite(v)) {
+    throw std::invalid_argument("bad quantum '" + std::string(spec) + "': " + which + " '" + s +
+                                "' is not a number (adaptive:MIN:MAX, in us)");
+  }
+  if (v < 1e-3 || v > 1e6) {
+    throw std::invalid_argument("bad quantum '" + std::string(spec) + "': " + which +
+                                " must be from 0.001 to 1000000 us");
+  }
+  return v;
+}
+
+}  // namespace
+
+bool is_adaptive_quantum_spec(std::string_view spec) { return spec.substr(0, kPrefix.size()) == kPrefix; }
+
+AdaptiveQuantumParams parse_adaptive_quantum(std::string_view spec) {
+  if (!is_adaptive_quantum_spec(spec)) {
+    throw std::invalid_argument("bad quantum '" + std::string(spec) + "': expected adaptive:MIN:MAX (us)");
+  }
+  const std::string_view rest = spec.substr(kPrefix.size());
+  const std::size_t colon = rest.find(':');
+  if (colon == std::string_view::npos) {
+    throw std::invalid_argument("bad quantum '" + std::string(spec) + "': expected adaptive:MIN:MAX (us)");
+  }
+  AdaptiveQuantumParams p;
+  p.min_us = parse_us(rest.substr(0, colon), spec, "MIN");
+  p.max_us = parse_us(rest.substr(colon + 1), spec, "MAX");
+  if (p.min_us >= p.max_us) {
+    throw std::invalid_argument("bad quantum '" + std::string(spec) + "': MIN must be below MAX");
+  }
+  return p;
+}
+
+double pareto_tail_index(double p50_us, double p99_us) {
+  if (!(p50_us > 0) || !(p99_us > p50_us)) return std::numeric_limits<double>::infinity();
+  // P(X > x) = (m / x)^alpha puts the median at m 2^(1/alpha) and p99 at m 100^(1/alpha).
+  return std::log(50.0) / std::log(p99_us / p50_us);
+}
+
+AdaptiveQuantumDecision decide_quantum(const AdaptiveQuantumParams& params, double current_us,
+                                       const AdaptiveQuantumInputs& in) {
+  AdaptiveQuantumDecision d;
+  double tq = std::clamp(current_us, params.min_us, params.max_us);
+  d.tail_index = pareto_tail_index(in.p50_us, in.p99_us);
+  if (in.load > params.high_load) {
+    d.high_load = true;
+    tq = std::max(tq - params.k1(), params.min_us);
+  }
+  d.long_queue = in.queue_per_worker > params.queue_threshold;
+  d.heavy_tail = d.tail_index < params.heavy_tail_alpha;
+  if (d.long_queue || d.heavy_tail) tq = std::max(tq - params.k2(), params.min_us);
+  if (in.load < params.low_load) {
+    d.low_load = true;
+    tq = std::min(tq + params.k3(), params.max_us);
+  }
+  d.quantum_us = tq;
+  return d;
+}
+
+}  // namespace quanta
