@@ -100,6 +100,7 @@ typedef struct quanta_runtime_options {
                                   quanta_run_stats.overruns */
   double watchdog_ms;          /* a quantum this long ends the process: a message on stderr, exit status 1
                                   (0, the default: never) */
+  const double* class_quantum_us; /* NULL, or class_count quantum lengths, one per class (0: quantum_us) */
 } quanta_runtime_options;
 
 void quanta_runtime_options_init(quanta_runtime_options* options);
@@ -115,6 +116,15 @@ int quanta_runtime_start(const quanta_runtime_options* options, const quanta_app
  * once. Safe from any number of threads. */
 int quanta_runtime_submit(quanta_runtime* runtime, const void* payload, uint32_t len, uint32_t class_index,
                           uint64_t cookie);
+
+/* The same with the request's own quantum length (LibPreemptible's per-request deadline):
+ * it runs in quanta of `quantum_us` whatever its class's or the runtime's (0: theirs). */
+int quanta_runtime_submit_with_quantum(quanta_runtime* runtime, const void* payload, uint32_t len,
+                                       uint32_t class_index, uint64_t cookie, double quantum_us);
+
+/* Changes the runtime's quantum while it runs (any thread): requests without a quantum of
+ * their own or of their class run in quanta of `quantum_us` from their next quantum on. */
+int quanta_runtime_set_quantum(quanta_runtime* runtime, double quantum_us);
 
 /* Takes up to `max` completions (without an on_complete callback). Returns how many (0:
  * none yet) or an error. Their response bytes stay valid until this runtime's next poll,

@@ -19,7 +19,8 @@ ApiSource::ApiSource(uint32_t max_in_flight, uint32_t payload_bytes, uint32_t re
   lent_.reserve(max_in_flight);
 }
 
-int ApiSource::submit(const void* payload, uint32_t len, uint32_t class_index, uint64_t cookie, std::string& why) {
+int ApiSource::submit(const void* payload, uint32_t len, uint32_t class_index, uint64_t cookie,
+                      uint64_t quantum_cycles, std::string& why) {
   if (payload == nullptr && len > 0) {
     why = "payload is NULL but len is " + std::to_string(len);
     return QUANTA_ERR_INVALID;
@@ -52,6 +53,7 @@ int ApiSource::submit(const void* payload, uint32_t len, uint32_t class_index, u
   request->id = submitted_.fetch_add(1, std::memory_order_relaxed);
   request->cookie = cookie;
   request->class_index = class_index;
+  request->quantum_cycles = quantum_cycles;
   request->flags = kRequestMeasured;
   request->payload_len = len;
   request->sink = this;

@@ -32,7 +32,9 @@ class ApiSource final : public Source, public Sink {
             quanta_completion_fn on_complete, void* user, unsigned finishers);
 
   // QUANTA_OK or an error code, with the reason in `why`. Any thread.
-  int submit(const void* payload, uint32_t len, uint32_t class_index, uint64_t cookie, std::string& why);
+  // `quantum_cycles`: the request's own quantum length (0: its class's or the runtime's).
+  int submit(const void* payload, uint32_t len, uint32_t class_index, uint64_t cookie, uint64_t quantum_cycles,
+             std::string& why);
   // A count or an error code (QUANTA_ERR_BUSY when another thread polls). One thread at a time.
   int poll_completions(quanta_completion* out, uint32_t max, std::string& why);
   // Gives back the records the last poll lent out (at stop and destroy).

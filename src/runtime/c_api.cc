@@ -95,6 +95,7 @@ quanta::RuntimeConfig config_of(const quanta_runtime_options& o) {
   c.dispatcher_only = o.dispatcher_only != 0;
   c.overrun_report_quanta = o.overrun_report_quanta;
   c.watchdog_ms = o.watchdog_ms;
+  if (o.class_quantum_us != nullptr) c.class_quantum_us.assign(o.class_quantum_us, o.class_quantum_us + o.class_count);
   c.on_full = quanta::FullRingAction::kWait;  // the API bounds requests by max_in_flight instead
   return c;
 }
@@ -193,8 +194,32 @@ int quanta_runtime_submit(quanta_runtime* rt, const void* payload, uint32_t len,
                           uint64_t cookie) {
   if (rt == nullptr) return fail(QUANTA_ERR_INVALID, "runtime is NULL");
   std::string why;
-  const int code = rt->source->submit(payload, len, class_index, cookie, why);
+  const int code = rt->source->submit(payload, len, class_index, cookie, 0, why);
   if (code != QUANTA_OK) return fail(code, why);
+  return QUANTA_OK;
+}
+
+int quanta_runtime_submit_with_quantum(quanta_runtime* rt, const void* payload, uint32_t len, uint32_t class_index,
+                                       uint64_t cookie, double quantum_us) {
+  if (rt == nullptr) return fail(QUANTA_ERR_INVALID, "runtime is NULL");
+  if (!(quantum_us == 0 || (quantum_us >= 1e-3 && quantum_us <= 1e9))) {
+    return fail(QUANTA_ERR_INVALID, "quantum_us must be 0 (the class's or the runtime's) or from 0.001 to 1e9");
+  }
+  std::string why;
+  const uint64_t cycles = quantum_us == 0 ? 0 : std::max<uint64_t>(1, quanta::ns_to_cycles(quantum_us * 1000.0));
+  const int code = rt->source->submit(payload, len, class_index, cookie, cycles, why);
+  if (code != QUANTA_OK) return fail(code, why);
+  return QUANTA_OK;
+}
+
+int quanta_runtime_set_quantum(quanta_runtime* rt, double quantum_us) {
+  if (rt == nullptr) return fail(QUANTA_ERR_INVALID, "runtime is NULL");
+  if (rt->state == quanta_runtime::State::kStopped) return fail(QUANTA_ERR_STATE, "the runtime was stopped already");
+  try {
+    rt->runtime->set_quantum_us(quantum_us);
+  } catch (const std::invalid_argument& e) {
+    return fail(QUANTA_ERR_INVALID, e.what());
+  }
   return QUANTA_OK;
 }
 

@@ -10,7 +10,7 @@
 namespace quanta {
 
 CentralDispatcher::CentralDispatcher(std::span<const CentralPort> workers, CentralSlots& slots, CentralQueues queues,
-                                     uint32_t depth, bool dispatcher_works, uint64_t quantum_cycles,
+                                     uint32_t depth, bool dispatcher_works, const QuantumLengths& quanta,
                                      std::size_t class_count, FullRingAction on_full, uint64_t seed,
                                      StallLog& stalls)
     : workers_(workers),
@@ -21,7 +21,7 @@ CentralDispatcher::CentralDispatcher(std::span<const CentralPort> workers, Centr
       placement_(seed ^ 0x5851f42d4c957f2dull),
       waiting_(workers.size()),
       dispatcher_works_(dispatcher_works),
-      quantum_cycles_(quantum_cycles),
+      quanta_(quanta),
       loads_(workers.size()),
       own_recorder_(class_count, 1.0 / tsc_per_ns()),
       on_full_(on_full),
@@ -104,7 +104,7 @@ bool CentralDispatcher::run_own_work(uint64_t now) {
   // are polled again. A poll costs a system call or two (epoll, recvmmsg); polling after
   // every 1 us request would spend more on polls than on requests, while an arrival still
   // waits at most about a quantum (plus the quantum under way) to be seen.
-  const uint64_t until = now + quantum_cycles_;
+  const uint64_t until = now + quanta_.runtime_cycles();
   bool ran = false;
   while (run_own_quantum(now)) {
     ran = true;
@@ -128,7 +128,7 @@ bool CentralDispatcher::run_own_quantum(uint64_t now) {
   CentralSlot& slot = slots_[*own_];
   // Always a clock deadline, whatever the workers' mechanism and policy: the dispatcher
   // must get back to arrivals after one quantum.
-  const bool done = runner_.resume(slot.task, now, now + quantum_cycles_);
+  const bool done = runner_.resume(slot.task, now, now + quanta_.of(*slot.request));
   ++slot.quanta;
   ++totals_.dispatcher_quanta;
   if (!done) {

@@ -69,7 +69,7 @@ class CentralDispatcher {
   // `queues`: one queue (central, jbsq:K with `depth` K) or one per worker (steal, depth 1;
   // `seed` drives the random placement). Gaps in its loop go to `stalls`, as in Dispatcher.
   CentralDispatcher(std::span<const CentralPort> workers, CentralSlots& slots, CentralQueues queues, uint32_t depth,
-                    bool dispatcher_works, uint64_t quantum_cycles, std::size_t class_count, FullRingAction on_full,
+                    bool dispatcher_works, const QuantumLengths& quanta, std::size_t class_count, FullRingAction on_full,
                     uint64_t seed, StallLog& stalls);
 
   // Dispatches until every source is exhausted and every request finished.
@@ -115,7 +115,7 @@ class CentralDispatcher {
   Rng placement_;
   std::vector<uint32_t> waiting_;   // steal: per-worker queue lengths, for the victim choice
   bool dispatcher_works_;
-  uint64_t quantum_cycles_;
+  const QuantumLengths& quanta_;
   std::vector<WorkerLoad> loads_;   // outstanding = handed out and not yet back
   uint32_t in_flight_ = 0;          // slots in use
   std::optional<uint32_t> own_;     // the request the dispatcher is running itself

@@ -27,7 +27,10 @@ void QuantumMonitor::poll(uint64_t now_tsc) {
     // looked at on the next poll.
     const uint64_t seq = c.quantum_seq.load(std::memory_order_acquire);
     const uint64_t start = c.quantum_start_tsc.load(std::memory_order_acquire);
-    if (start == 0 || now_tsc < start || now_tsc - start < after_cycles_) continue;
+    // Flag and signal end a quantum at its own length (requests and classes may differ);
+    // hybrid's backstop is one length for all.
+    const uint64_t after = after_cycles_ != 0 ? after_cycles_ : c.quantum_length_cycles.load(std::memory_order_relaxed);
+    if (start == 0 || now_tsc < start || now_tsc - start < after) continue;
     Watched& w = watched_[i];
     const bool retry = seq == w.acted_seq;
     if (retry && now_tsc < w.next_try_tsc) continue;
@@ -38,7 +41,7 @@ void QuantumMonitor::poll(uint64_t now_tsc) {
       w.retry_gap = w.retry_gap > UINT64_MAX / 4 ? w.retry_gap : 2 * w.retry_gap;
     } else {
       w.acted_seq = seq;
-      w.retry_gap = after_cycles_ > 0 ? after_cycles_ : 1;
+      w.retry_gap = after > 0 ? after : 1;
     }
     w.next_try_tsc = now_tsc + w.retry_gap;
   }

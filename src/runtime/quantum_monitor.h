@@ -25,6 +25,7 @@ class QuantumMonitor {
  public:
   enum class Action { kWriteFlag, kSignal };
 
+  // `after_cycles` 0: each quantum's own length, as the worker publishes it.
   QuantumMonitor(std::span<const WorkerPort> workers, uint64_t after_cycles, Action action);
 
   void poll(uint64_t now_tsc);

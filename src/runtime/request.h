@@ -24,6 +24,7 @@ struct Request {
   uint64_t arrival_tsc = 0;         // latency counts from here, even if dispatch was late
   uint32_t class_index = 0;
   uint32_t nominal_service_ns = 0;  // the source's service time for it; 0: unknown
+  uint64_t quantum_cycles = 0;      // its own quantum length; 0: its class's or the runtime's
   uint32_t flags = 0;
   uint32_t payload_len = 0;
   Sink* sink = nullptr;             // takes the completion (always set)

@@ -77,9 +77,9 @@ std::vector<int> cpu_plan(const RuntimeConfig& config, unsigned workers) {
 std::unique_ptr<QuantumMonitor> make_monitor(std::span<const WorkerPort> ports, const WorkerConfig& config) {
   switch (config.preempt) {
     case PreemptMechanism::kFlag:
-      return std::make_unique<QuantumMonitor>(ports, config.quantum_cycles, QuantumMonitor::Action::kWriteFlag);
+      return std::make_unique<QuantumMonitor>(ports, 0, QuantumMonitor::Action::kWriteFlag);
     case PreemptMechanism::kSignal:
-      return std::make_unique<QuantumMonitor>(ports, config.quantum_cycles, QuantumMonitor::Action::kSignal);
+      return std::make_unique<QuantumMonitor>(ports, 0, QuantumMonitor::Action::kSignal);
     case PreemptMechanism::kHybrid:
       return std::make_unique<QuantumMonitor>(ports, config.backstop_cycles, QuantumMonitor::Action::kSignal);
     case PreemptMechanism::kClock:
@@ -130,6 +130,7 @@ struct Runtime::Parts {
   std::unique_ptr<DispatchPolicy> dispatch_policy;
   std::unique_ptr<Dispatcher> dispatcher;
   std::unique_ptr<CentralDispatcher> central_dispatcher;
+  std::unique_ptr<QuantumLengths> quanta;   // each request's quantum length; the runtime's can change
   std::unique_ptr<QuantumMonitor> monitor;
   std::unique_ptr<QuantumWatchdog> watchdog;
   std::unique_ptr<PinnedThread> dispatcher_thread;
@@ -188,7 +189,18 @@ Runtime::Runtime(const RuntimeConfig& config, const quanta_app& app)
   wc.task_slots = config.task_slots;
   wc.stack_bytes = static_cast<std::size_t>(config.stack_kib) * 1024;
   wc.ring_capacity = config.ring_capacity;
-  wc.quantum_cycles = ns_to_cycles(config.quantum_us * 1000.0);
+  if (config.class_quantum_us.size() > config.class_count) {
+    bad("class_quantum_us", "has " + std::to_string(config.class_quantum_us.size()) + " lengths for " +
+                                std::to_string(config.class_count) + " classes");
+  }
+  std::vector<uint64_t> class_cycles(config.class_count, 0);
+  for (std::size_t i = 0; i < config.class_quantum_us.size(); ++i) {
+    if (config.class_quantum_us[i] == 0) continue;
+    check_range("class_quantum_us", config.class_quantum_us[i], 1e-3, 1e9);
+    class_cycles[i] = ns_to_cycles(config.class_quantum_us[i] * 1000.0);
+  }
+  p.quanta = std::make_unique<QuantumLengths>(ns_to_cycles(config.quantum_us * 1000.0), std::move(class_cycles));
+  wc.quanta = p.quanta.get();
   wc.preempt = mechanism;
   wc.backstop_cycles = ns_to_cycles(config.backstop_us * 1000.0);
   wc.class_count = config.class_count;
@@ -294,7 +306,7 @@ void Runtime::start(const std::string& app_config) {
     p.central_dispatcher = std::make_unique<CentralDispatcher>(
         p.central_ports, *p.central_slots, std::move(queues), p.worker_config.central_depth,
         config_.dispatcher_works || config_.dispatcher_only,
-        p.worker_config.quantum_cycles, config_.class_count, config_.on_full, config_.seed, *p.dispatcher_stalls);
+        *p.quanta, config_.class_count, config_.on_full, config_.seed, *p.dispatcher_stalls);
     p.central_dispatcher->watch_stalls(p.all_stalls);
     p.central_dispatcher->set_watch(watch);
     p.central_dispatcher->set_idle(config_.idle, config_.idle_spin_us * 1000.0, p.sleep.get());
@@ -328,7 +340,7 @@ bool Runtime::overruns_reported() const {
 }
 
 uint64_t Runtime::overrun_mark_cycles() const {
-  const double cycles = config_.overrun_report_quanta * static_cast<double>(parts_->worker_config.quantum_cycles);
+  const double cycles = config_.overrun_report_quanta * static_cast<double>(ns_to_cycles(config_.quantum_us * 1000.0));
   return static_cast<uint64_t>(std::min(cycles, 1e18));
 }
 
@@ -350,6 +362,11 @@ WatchdogConfig Runtime::watchdog_config() const {
     };
   }
   return w;
+}
+
+void Runtime::set_quantum_us(double quantum_us) {
+  check_range("quantum_us", quantum_us, 1e-3, 1e9);
+  parts_->quanta->set_runtime_cycles(ns_to_cycles(quantum_us * 1000.0));
 }
 
 RuntimeResult Runtime::stop() {

@@ -46,6 +46,8 @@ struct RuntimeConfig {
   // What idle loops do: spin, yield the CPU, or sleep until there is work (--idle).
   IdleMode idle = IdleMode::kSpin;
   double idle_spin_us = 20;          // yield/block: how long an idle spell spins first
+  // A class's own quantum length (us), by class index; 0 or absent: quantum_us.
+  std::vector<double> class_quantum_us;
   // The watchdog (runtime/quantum_watchdog.h). A quantum of a preemptive run that has
   // gone on this many quanta is reported (0: never): to on_overrun (if set, on the
   // dispatcher's thread) and in the result.
@@ -98,6 +100,10 @@ class Runtime {
   RuntimeResult stop();
 
   bool running() const { return started_ && !finished_; }
+  // The runtime's quantum from now on, for requests without one of their own or their
+  // class's (any thread, while running; every runner takes it at its next quantum).
+  // Throws std::invalid_argument out of 0.001..1e9 us.
+  void set_quantum_us(double quantum_us);
   unsigned workers() const { return workers_; }
 
  private:

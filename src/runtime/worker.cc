@@ -50,26 +50,28 @@ void Worker::admit_arrivals() {
   }
 }
 
-uint64_t Worker::open_quantum(uint64_t now, uint64_t request_id) {
+uint64_t Worker::open_quantum(uint64_t now, const Request& request) {
   if (++quantum_seq_ % (1ull << 32) == 0) ++quantum_seq_;  // the flag word's 0 means "no flag"
+  const uint64_t quantum_cycles = config_.quanta->of(request);
   counters_.quantum_seq.store(quantum_seq_, std::memory_order_relaxed);
-  counters_.running_request_id.store(request_id, std::memory_order_relaxed);
+  counters_.running_request_id.store(request.id, std::memory_order_relaxed);
+  counters_.quantum_length_cycles.store(quantum_cycles, std::memory_order_relaxed);
   counters_.quantum_start_tsc.store(now, std::memory_order_release);
   PreemptState& state = preempt_state();
   state.signal_deadline_tsc = QuantumRunner::kNoDeadline;
   if (!preemptive_) return QuantumRunner::kNoDeadline;
   switch (config_.preempt) {
     case PreemptMechanism::kClock:
-      return now + config_.quantum_cycles;
+      return now + quantum_cycles;
     case PreemptMechanism::kFlag:
       state.flag_seq = static_cast<uint32_t>(quantum_seq_);
       return QuantumRunner::kNoDeadline;
     case PreemptMechanism::kSignal:
-      state.signal_deadline_tsc = now + config_.quantum_cycles;
+      state.signal_deadline_tsc = now + quantum_cycles;
       return QuantumRunner::kNoDeadline;
     case PreemptMechanism::kHybrid:
       state.signal_deadline_tsc = now + config_.backstop_cycles;
-      return now + config_.quantum_cycles;
+      return now + quantum_cycles;
     case PreemptMechanism::kNone:
       break;
   }
@@ -186,7 +188,7 @@ void Worker::run_local(uint64_t now) {
     idle = false;
     backoff.busy();
     Slot& slot = slots_[*next];
-    const uint64_t deadline = open_quantum(now, slot.request->id);
+    const uint64_t deadline = open_quantum(now, *slot.request);
     const uint64_t start = now;
     const bool done = runner_.resume(slot.task, now, deadline);
     counters_.quantum_start_tsc.store(0, std::memory_order_relaxed);  // no quantum open
@@ -232,7 +234,7 @@ void Worker::run_central(uint64_t now) {
     CentralSlot& slot = slots[id];
     if (slot.last_runner != -1 && slot.last_runner != index_) ++totals_.migrations;
     slot.last_runner = index_;
-    const uint64_t deadline = open_quantum(now, slot.request->id);
+    const uint64_t deadline = open_quantum(now, *slot.request);
     const uint64_t start = now;
     const bool done = runner_.resume(slot.task, now, deadline);
     counters_.quantum_start_tsc.store(0, std::memory_order_relaxed);  // no quantum open

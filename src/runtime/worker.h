@@ -20,6 +20,7 @@
 #include "preempt/signal_preempt.h"
 #include "quanta/quanta.h"
 #include "runtime/central_slots.h"
+#include "runtime/quantum_lengths.h"
 #include "runtime/request.h"
 #include "runtime/spsc_ring.h"
 #include "runtime/worker_counters.h"
@@ -34,7 +35,7 @@ struct WorkerConfig {
   uint32_t task_slots = 64;        // requests admitted at once (one stack each)
   std::size_t stack_bytes = 64 * 1024;
   std::size_t ring_capacity = 4096;
-  uint64_t quantum_cycles = 0;
+  const QuantumLengths* quanta = nullptr;  // each request's quantum length (owned by the runtime)
   PreemptMechanism preempt = PreemptMechanism::kClock;
   uint64_t backstop_cycles = 0;    // hybrid: the signal comes this long into a quantum
   uint64_t overrun_cycles = UINT64_MAX;  // a quantum this long is counted as an overrun (the watchdog's mark)
@@ -123,7 +124,7 @@ class Worker {
   // A request's handler returned: counters, statistics, then its sink.
   void finish(Request& request, const Task& task, uint64_t finish_tsc);
   // Opens a quantum for the monitor to see; returns the deadline for the clock probes.
-  uint64_t open_quantum(uint64_t now, uint64_t request_id);
+  uint64_t open_quantum(uint64_t now, const Request& request);
   void release_slot(uint32_t slot_id);
   // A task preempted by a clock probe far past its deadline: a host stall. And any
   // quantum past the overrun mark is counted (the watchdog may not have seen it run).

@@ -18,6 +18,7 @@ struct alignas(kCacheLine) WorkerCounters {
   std::atomic<uint64_t> quantum_seq{0};
   std::atomic<uint64_t> quantum_start_tsc{0};
   std::atomic<uint64_t> running_request_id{0};  // the request of that quantum (the watchdog's report)
+  std::atomic<uint64_t> quantum_length_cycles{0};  // ... and its length (requests and classes differ)
   // Written by this worker's preemption-signal handler: where the running task was when
   // the watchdog asked, or when a signal had to be deferred (preempt/signal_preempt.h).
   // `samples` counts the notes, so a reader can tell a fresh one from the last.

@@ -33,7 +33,11 @@ void echo_or_spin(const quanta_request* request, quanta_response* response) {
   }
   uint64_t cycles = 0;
   std::memcpy(&cycles, bytes, sizeof cycles);
-  while (quanta_task_cpu_cycles() < cycles) quanta_probe();
+  // Both probes: whichever the run's mechanism arms (the other never fires).
+  while (quanta_task_cpu_cycles() < cycles) {
+    quanta_probe();
+    quanta_flag_probe();
+  }
 }
 
 int g_setup_calls = 0, g_teardown_calls = 0;
@@ -242,6 +246,62 @@ TEST_P(BlockIdle, EverySubmitAfterAQuietSpellIsServed) {
   EXPECT_EQ(stats.completed, static_cast<uint64_t>(kRounds));
   quanta_runtime_destroy(rt);
 }
+
+// Quantum lengths through the API: a request's own, its class's, and the runtime's changed
+// while it runs, with each mechanism. A 20 ms request in 1 ms quanta runs at most 21 of
+// them (each quantum lasts at least its length: host stalls only make fewer); in the
+// default 2 us quanta it would run thousands. At least 2: one stall would have to last
+// 19 ms to make it one.
+class QuantumLength : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(QuantumLength, ARequestsOwnItsClasssAndTheRuntimesChangedLengthAreUsed) {
+  const quanta_app app = test_app();
+  quanta_runtime_options o = small_options();
+  o.preempt = GetParam();
+  const double class_quanta[] = {0, 1000};  // class 1 (the spinning class): 1 ms
+  o.class_quantum_us = class_quanta;  // class_count 2
+  quanta_runtime* rt = nullptr;
+  ASSERT_EQ(quanta_runtime_start(&o, &app, nullptr, &rt), QUANTA_OK) << quanta_last_error();
+  const uint64_t cycles = static_cast<uint64_t>(quanta_tsc_per_us() * 20'000);
+  auto run_one = [&](auto submit) {
+    submit();
+    quanta_completion c;
+    int got = 0;
+    while ((got = quanta_runtime_poll(rt, &c, 1)) == 0) {
+    }
+    EXPECT_EQ(got, 1) << quanta_last_error();
+    return c.quanta;
+  };
+  // The class's 1 ms.
+  uint32_t quanta = run_one([&] { ASSERT_EQ(quanta_runtime_submit(rt, &cycles, sizeof cycles, 1, 1), QUANTA_OK); });
+  EXPECT_GE(quanta, 2u);
+  EXPECT_LE(quanta, 21u);
+  // Its own 5 ms, over the class's.
+  quanta = run_one([&] {
+    ASSERT_EQ(quanta_runtime_submit_with_quantum(rt, &cycles, sizeof cycles, 1, 2, 5000), QUANTA_OK);
+  });
+  EXPECT_GE(quanta, 2u);
+  EXPECT_LE(quanta, 5u);
+  quanta_run_stats stats;
+  ASSERT_EQ(quanta_runtime_stop(rt, &stats), QUANTA_OK) << quanta_last_error();
+  quanta_runtime_destroy(rt);
+
+  // The runtime's quantum, changed while it runs: no class quantum this time.
+  o.class_quantum_us = nullptr;
+  ASSERT_EQ(quanta_runtime_start(&o, &app, nullptr, &rt), QUANTA_OK) << quanta_last_error();
+  ASSERT_EQ(quanta_runtime_set_quantum(rt, 1000), QUANTA_OK) << quanta_last_error();
+  quanta = run_one([&] { ASSERT_EQ(quanta_runtime_submit(rt, &cycles, sizeof cycles, 1, 3), QUANTA_OK); });
+  EXPECT_GE(quanta, 2u);
+  EXPECT_LE(quanta, 21u);
+  EXPECT_EQ(quanta_runtime_set_quantum(rt, -1), QUANTA_ERR_INVALID);
+  EXPECT_NE(std::string(quanta_last_error()).find("quantum_us"), std::string::npos) << quanta_last_error();
+  EXPECT_EQ(quanta_runtime_submit_with_quantum(rt, &cycles, sizeof cycles, 1, 4, 0.0 / 0.0), QUANTA_ERR_INVALID);
+  ASSERT_EQ(quanta_runtime_stop(rt, &stats), QUANTA_OK) << quanta_last_error();
+  EXPECT_EQ(quanta_runtime_set_quantum(rt, 5), QUANTA_ERR_STATE);
+  quanta_runtime_destroy(rt);
+}
+
+INSTANTIATE_TEST_SUITE_P(Mechanisms, QuantumLength, ::testing::Values("clock", "flag", "signal"));
 
 // A handler with no probes: spins on the cycle counter for the cycles in its payload.
 void spin_without_probes(const quanta_request* request, quanta_response*) {

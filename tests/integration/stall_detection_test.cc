@@ -57,7 +57,7 @@ TEST(StallDetection, EveryRuntimeThreadLogsAStallItDidNotCause) {
   // stall a thread that has no loop yet).
   std::string why;
   const uint64_t cookie = 7;
-  ASSERT_EQ(source.submit(&cookie, sizeof cookie, 0, cookie, why), QUANTA_OK) << why;
+  ASSERT_EQ(source.submit(&cookie, sizeof cookie, 0, cookie, 0, why), QUANTA_OK) << why;
   quanta_completion done{};
   while (source.poll_completions(&done, 1, why) == 0) {
   }

@@ -87,20 +87,20 @@ TEST(StallMarking, TheLongRequestAndOneInTheDrainAreTouchedNothingElse) {
   const char none[1] = {0};
   enum : uint64_t { kBefore = 1, kLong, kAfterStall, kLater };
 
-  ASSERT_EQ(source.submit(none, 1, 0, kBefore, why), QUANTA_OK) << why;
+  ASSERT_EQ(source.submit(none, 1, 0, kBefore, 0, why), QUANTA_OK) << why;
   EXPECT_EQ(marks.wait(kBefore).stall_touched, 0u);
   ASSERT_NE(g_worker_tid.load(), 0);
 
   // 800 ms of CPU as the handler counts it (the stall counts too): it still runs well
   // after the 250 ms stall and its drain.
   const uint64_t cycles = ns_to_cycles(800e6);
-  ASSERT_EQ(source.submit(&cycles, sizeof cycles, 1, kLong, why), QUANTA_OK) << why;
+  ASSERT_EQ(source.submit(&cycles, sizeof cycles, 1, kLong, 0, why), QUANTA_OK) << why;
   while (!g_long_running.load()) {
   }
   ASSERT_EQ(syscall(SYS_tgkill, getpid(), g_worker_tid.load(), SIGUSR2), 0);
   while (!g_stall_over.load()) {
   }
-  ASSERT_EQ(source.submit(none, 1, 0, kAfterStall, why), QUANTA_OK) << why;
+  ASSERT_EQ(source.submit(none, 1, 0, kAfterStall, 0, why), QUANTA_OK) << why;
   const quanta_completion after = marks.wait(kAfterStall);
   const quanta_completion long_one = marks.wait(kLong);
   // It arrived after the stall ended: only the drain links it to the stall.
@@ -111,7 +111,7 @@ TEST(StallMarking, TheLongRequestAndOneInTheDrainAreTouchedNothingElse) {
 
   // The long request ran past the stall's drain (as long again as the stall).
   ASSERT_GT(long_one.finish_tsc, g_stall_end_tsc.load() + ns_to_cycles(kStallNs));
-  ASSERT_EQ(source.submit(none, 1, 0, kLater, why), QUANTA_OK) << why;
+  ASSERT_EQ(source.submit(none, 1, 0, kLater, 0, why), QUANTA_OK) << why;
   EXPECT_EQ(marks.wait(kLater).stall_touched, 0u);
 
   const RuntimeResult result = runtime.stop();
