@@ -104,6 +104,7 @@ class Engine {
   void schedule_own_quantum(double now);
   void hand_out_central(uint32_t w, double now);
   bool dispatcher_takes(uint32_t id);
+  bool central_slot_free(uint32_t id);
   void finish(uint32_t w, uint32_t id, double now);
   void admit(Server& server, uint32_t id);
   void admit_ring(Server& server);
@@ -487,6 +488,22 @@ void Engine::schedule_own_quantum(double now) {
   push_dispatcher_job({dispatcher_do(now, length), own_, true});
 }
 
+bool Engine::central_slot_free(uint32_t id) {
+  // The runtime's central dispatcher holds every request in one of task_slots x workers
+  // slots (CentralSlots): with none free it drops the arrival (--on-full drop) or holds
+  // it, and its sources, until one frees (counted in full_ring_waits; the model lets the
+  // queue grow instead, as it does with full rings).
+  if (in_system_ <= static_cast<uint64_t>(cfg_.task_slots) * workers_count_) return true;
+  if (cfg_.on_full == "drop") {
+    ++totals_.dropped;
+    --in_system_;
+    free_ids_.push_back(id);
+    return false;
+  }
+  ++totals_.full_ring_waits;
+  return true;
+}
+
 bool Engine::dispatcher_takes(uint32_t id) {
   // --dispatcher-works, as CentralDispatcher::admit: an arrival that finds every worker
   // full, while the dispatcher has no request of its own, becomes the dispatcher's.
@@ -548,6 +565,7 @@ void Engine::on_arrival(uint32_t id, double now) {
       return;
     }
     case Kind::kCentral: {
+      if (!central_slot_free(id)) return;
       ++totals_.dispatched;
       if (dispatcher_takes(id)) return;
       Server& s = servers_[0];
@@ -559,6 +577,7 @@ void Engine::on_arrival(uint32_t id, double now) {
       return;
     }
     case Kind::kJbsq: {
+      if (!central_slot_free(id)) return;
       ++totals_.dispatched;
       if (dispatcher_takes(id)) return;
       if (const std::optional<uint32_t> w = jbsq_.choose(loads_)) {
