@@ -18,6 +18,7 @@
 #include "quanta/probe.h"
 #include "quanta/quanta.h"
 #include "runtime/dispatcher.h"
+#include "runtime/quantum_monitor.h"
 #include "runtime/cpu_layout.h"
 #include "runtime/request_pool.h"
 #include "runtime/runtime.h"
@@ -320,6 +321,51 @@ double noop_run_ns_per_request(std::size_t requests, const std::string& dispatch
 }
 
 }  // namespace
+
+namespace {
+
+// No arrivals for a while, then exhausted; counts the dispatcher's polls.
+class QuietSource final : public Source {
+ public:
+  explicit QuietSource(uint64_t until_tsc) : until_tsc_(until_tsc) {}
+  uint32_t poll(uint64_t now_tsc, Request**, uint32_t) override {
+    ++polls_;
+    if (now_tsc >= until_tsc_) done_ = true;
+    return 0;
+  }
+  bool exhausted() const override { return done_; }
+  void close() override { done_ = true; }
+  uint64_t polls() const { return polls_; }
+
+ private:
+  uint64_t until_tsc_;
+  uint64_t polls_ = 0;
+  bool done_ = false;
+};
+
+}  // namespace
+
+double monitor_poll_ns(double seconds) {
+  return median_of(3, [&] {
+    SpscRing<Request*> ring(64);
+    WorkerCounters counters;
+    PreemptFlagLine flag;
+    // A quantum under way for an hour: the monitor reads it on every poll and never acts.
+    counters.quantum_seq.store(1);
+    counters.quantum_start_tsc.store(read_tsc());
+    std::vector<WorkerPort> ports{{&ring, &counters, &flag}};
+    QuantumMonitor monitor(ports, ns_to_cycles(3600e9), QuantumMonitor::Action::kWriteFlag);
+    auto policy = make_dispatch_policy("jsq-msq", 1);
+    StallLog never(UINT64_MAX);
+    Dispatcher dispatcher(ports, *policy, FullRingAction::kWait, never);
+    dispatcher.set_monitor(&monitor);
+    const uint64_t start = read_tsc();
+    QuietSource source(start + ns_to_cycles(seconds * 1e9));
+    Source* sources[] = {&source};
+    dispatcher.run(sources);
+    return cycles_to_ns(read_tsc() - start) / static_cast<double>(std::max<uint64_t>(1, source.polls()));
+  });
+}
 
 double dispatcher_only_ns_per_request(std::size_t requests) {
   constexpr int kPorts = 4;

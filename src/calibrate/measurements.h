@@ -32,6 +32,11 @@ Spread flag_notification(int samples);
 Spread signal_preemption(int samples);
 double signal_cpu_cost_ns(int signals);
 
+// How often an idle dispatcher's monitor looks at a worker's quantum: the period of the
+// two-level dispatcher's loop with a flag monitor over one worker whose quantum is open
+// and not yet over, and no arrivals. One thread, this CPU only.
+double monitor_poll_ns(double seconds);
+
 // The dispatcher's own cost per request (policy + ring push, 4 workers, a consumer that
 // only drains), and a no-op request end to end through one real worker.
 double dispatcher_only_ns_per_request(std::size_t requests);

@@ -19,10 +19,10 @@ const std::set<std::string>& known_keys() {
   static const std::set<std::string> keys{
       // read
       "quantum_round_trip_ns", "yield_round_trip_ns", "preempt_overhead_ns", "probe_overhead_pct",
-      "dispatch_ns_per_request", "quantum_jitter_ns", "request_overhead_ns",
-      // written by quanta calibrate, not modelled (yet)
-      "flag_notification_ns", "machine", "probe_ns", "signal_cpu_cost_ns", "signal_preemption_ns", "tsc_read_ns",
-      "user_interrupts",
+      "dispatch_ns_per_request", "quantum_jitter_ns", "request_overhead_ns", "flag_notification_ns",
+      "signal_preemption_ns", "signal_cpu_cost_ns", "monitor_poll_ns", "requeue_ns",
+      // written by quanta calibrate, not read
+      "machine", "probe_ns", "tsc_read_ns", "user_interrupts",
       // notes
       "notes", "source"};
   return keys;
@@ -51,7 +51,8 @@ SimOverheads load_calibration(const std::string& path) {
       throw std::invalid_argument("--calibration: '" + path + "': unknown key '" + key +
                                   "' (the simulator reads quantum_round_trip_ns, yield_round_trip_ns, "
                                   "preempt_overhead_ns, probe_overhead_pct, dispatch_ns_per_request, "
-                                  "quantum_jitter_ns, request_overhead_ns)");
+                                  "quantum_jitter_ns, request_overhead_ns, flag_notification_ns, "
+                                  "signal_preemption_ns, signal_cpu_cost_ns, monitor_poll_ns, requeue_ns)");
     }
   }
   SimOverheads o;
@@ -79,6 +80,22 @@ SimOverheads load_calibration(const std::string& path) {
   read("dispatch_ns_per_request", o.dispatch_ns);
   read("quantum_jitter_ns", o.quantum_jitter_ns);
   read("request_overhead_ns", o.request_overhead_ns);
+  // Latencies `quanta calibrate` writes as a spread: the median is the model's constant
+  // (a host stall during one sample moves the mean, not the median).
+  for (const char* key : {"flag_notification_ns", "signal_preemption_ns"}) {
+    if (doc.contains(key) && doc[key].is_object()) {
+      nlohmann::json inner = doc[key];
+      if (!inner.contains("p50")) {
+        throw std::invalid_argument("--calibration: '" + path + "': key '" + key + "' is an object without 'p50'");
+      }
+      doc[key] = inner["p50"];
+    }
+  }
+  read("flag_notification_ns", o.flag_notification_ns);
+  read("signal_preemption_ns", o.signal_latency_ns);
+  read("signal_cpu_cost_ns", o.signal_cpu_ns);
+  read("monitor_poll_ns", o.monitor_poll_ns);
+  read("requeue_ns", o.requeue_ns);
   return o;
 }
 

@@ -11,6 +11,11 @@
 //                               "two_level_noop" is not used: see docs/sim.md)
 //   quantum_jitter_ns        -> quantum_jitter_ns (sigma of the one-sided normal)
 //   request_overhead_ns      -> request_overhead_ns (worker time per request outside the handler)
+//   flag_notification_ns     -> flag_notification_ns; a number or a spread {"p50", ...} (its p50)
+//   signal_preemption_ns     -> signal_latency_ns; a number or a spread (its p50)
+//   signal_cpu_cost_ns       -> signal_cpu_ns
+//   monitor_poll_ns          -> monitor_poll_ns (an idle dispatcher's loop period)
+//   requeue_ns               -> requeue_ns (the dispatcher's time per preempted quantum taken back)
 #pragma once
 
 #include <string>

@@ -5,6 +5,7 @@
 #include <ctime>
 #include <cmath>
 #include <cstdio>
+#include <deque>
 #include <limits>
 #include <memory>
 #include <stdexcept>
@@ -16,6 +17,7 @@
 #include "policy/local_policy.h"
 #include "sim/arrivals.h"
 #include "sim/id_queue.h"
+#include "sim/quantum_timing.h"
 #include "sim/stall_trace.h"
 #include "sim/worker_heap.h"
 
@@ -54,10 +56,26 @@ struct Server {
 };
 
 struct WorkerState {
+  // What the worker's pending event is: the end of its quantum, the moment the monitor
+  // must look at its quantum (flag, signal, hybrid), or the end of the dispatcher's
+  // handling of its preempted task (central, steal: the worker waits for it).
+  enum class Phase { kQuantum, kMonitor, kReturn };
   uint32_t server = 0;
   uint32_t request = kNone;  // running request
   double served_ns = 0;      // work the current quantum does
+  double stop_ns = 0;        // when that work stops (a finishing request's finish time)
   bool finishes = false;     // the current quantum completes the request
+  Phase phase = Phase::kQuantum;
+  QuantumSpec spec;          // the current quantum, while the monitor has yet to look
+};
+
+// Work the dispatcher has committed to that ends in an event: a quantum of the request it
+// runs itself (--dispatcher-works), or a preempted JBSQ task it puts back in the central
+// queue. They end in the order they were committed.
+struct DispatcherJob {
+  double end_ns;
+  uint32_t request;
+  bool own_quantum;
 };
 
 class Engine {
@@ -70,6 +88,23 @@ class Engine {
 
   void on_arrival(uint32_t id, double now);
   void on_quantum_end(uint32_t w, double now);
+  void after_quantum(uint32_t w, double now);
+  void apply_quantum_end(uint32_t w, const QuantumEnd& end);
+  void record_finish(uint32_t id, double now, bool touched);
+  // The dispatcher's timeline: work of `length_ns` it can start at `t` at the earliest,
+  // after what it committed before and after an arrival already waiting for it; returns
+  // when it is done. The pending arrival is dispatched after it if it comes later.
+  double dispatcher_do(double t, double length_ns);
+  void reserve_pending_arrival();
+  // When the monitor's poll comes for a quantum it may act on from `due_ns`: at once if
+  // the dispatcher is idle (at its next loop iteration), or when its current work ends.
+  double monitor_poll_at(double due_ns) const;
+  void push_dispatcher_job(const DispatcherJob& job);
+  void on_dispatcher_job(double now);
+  void schedule_own_quantum(double now);
+  void hand_out_central(uint32_t w, double now);
+  bool dispatcher_takes(uint32_t id);
+  bool central_slot_free(uint32_t id);
   void finish(uint32_t w, uint32_t id, double now);
   void admit(Server& server, uint32_t id);
   void admit_ring(Server& server);
@@ -126,6 +161,10 @@ class Engine {
   double quantum_ns_;
   double probe_factor_;
   bool preemptive_ = true;
+  PreemptMechanism mechanism_;
+  MechanismCosts costs_;
+  double backstop_ns_;
+  uint32_t dispatcher_slot_;             // the heap entry of the dispatcher's jobs
 
   std::vector<Server> servers_;
   std::vector<WorkerState> workers_;
@@ -142,6 +181,23 @@ class Engine {
 
   std::vector<Request> requests_;
   std::vector<uint32_t> free_ids_;
+  // The dispatcher: the next arrival (read ahead), when it is free of the work committed
+  // before that arrival and after it, the jobs that end in events, its own request.
+  bool have_next_ = false;
+  Arrival next_{};
+  double due_ns_ = 0;                    // when the pending arrival is dispatched
+  double free_before_pending_ns_ = 0;
+  double dispatcher_free_ns_ = 0;
+  std::deque<DispatcherJob> dispatcher_jobs_;
+  uint32_t own_ = kNone;                 // --dispatcher-works: the request the dispatcher runs
+  bool own_running_ = false;
+  double own_work_ns_ = 0;
+  bool own_finishes_ = false;
+  uint64_t monitor_actions_ = 0;
+  uint64_t signals_received_ = 0;
+  uint64_t signal_switches_ = 0;
+  uint64_t requeued_ = 0;
+  uint64_t dispatcher_requests_ = 0;
   std::shared_ptr<const StallTrace> stall_trace_;
   StallWindow stall_window_;
   std::vector<std::unique_ptr<StalledCpu>> cpus_;  // with stalls: the dispatcher's, then each worker's
@@ -168,7 +224,12 @@ Engine::Engine(const SimConfig& config, const Workload& workload, SimObserver* o
       workers_count_(config.run.workers),
       quantum_ns_(config.run.quantum_us * 1000.0),
       probe_factor_(1.0 + config.overheads.probe_overhead_pct / 100.0),
-      heap_(config.run.workers),
+      mechanism_(parse_preempt_mechanism(config.run.preempt)),
+      costs_{config.overheads.preempt_overhead_ns, config.overheads.flag_notification_ns,
+             config.overheads.signal_latency_ns, config.overheads.signal_cpu_ns},
+      backstop_ns_(config.run.backstop_us * 1000.0),
+      dispatcher_slot_(config.run.workers),
+      heap_(config.run.workers + 1),
       jbsq_(spec_.depth),
       steal_(config.run.seed),
       jitter_rng_(config.run.seed ^ 0x6a09e667f3bcc909ull),
@@ -253,6 +314,33 @@ void Engine::check_model_ranges(const SimConfig& config) {
   within("--dispatch-ns", config.overheads.dispatch_ns, 0, 1e9);
   within("--quantum-jitter-ns", config.overheads.quantum_jitter_ns, 0, 1e9);
   within("--request-overhead-ns", config.overheads.request_overhead_ns, 0, 1e9);
+  within("--flag-notification-ns", config.overheads.flag_notification_ns, 0, 1e9);
+  within("--signal-latency-ns", config.overheads.signal_latency_ns, 0, 1e9);
+  within("--signal-cpu-ns", config.overheads.signal_cpu_ns, 0, 1e9);
+  within("--monitor-poll-ns", config.overheads.monitor_poll_ns, 0, 1e9);
+  within("--requeue-ns", config.overheads.requeue_ns, 0, 1e9);
+  within("--backstop-us", config.run.backstop_us, 1e-3, 1e9);
+  const Kind kind = spec_.kind;
+  if (config.run.dispatcher_works) {
+    if (kind != Kind::kCentral && kind != Kind::kJbsq) {
+      throw std::invalid_argument("--dispatcher-works: needs --dispatch central or jbsq:K, not " +
+                                  config.run.dispatch_policy);
+    }
+    if (mechanism_ != PreemptMechanism::kClock && mechanism_ != PreemptMechanism::kHybrid) {
+      throw std::invalid_argument("--dispatcher-works: needs --preempt clock or hybrid (the dispatcher stops its own "
+                                  "request with clock probes), not " + config.run.preempt);
+    }
+  }
+  if (config.stalls) {
+    // Replayed stalls are charged on the clock path only: refuse the rest by name rather
+    // than run a model that leaves them out.
+    if (mechanism_ != PreemptMechanism::kClock && mechanism_ != PreemptMechanism::kNone) {
+      throw std::invalid_argument("--stalls: the simulator replays stalls with --preempt clock or none only, not " +
+                                  config.run.preempt);
+    }
+    if (config.run.dispatcher_works) throw std::invalid_argument("--stalls: not modelled with --dispatcher-works");
+    if (config.overheads.requeue_ns > 0) throw std::invalid_argument("--stalls: not modelled with --requeue-ns");
+  }
 }
 
 void Engine::check_run_size(double rate_rps) const {
@@ -303,25 +391,127 @@ void Engine::start(uint32_t w, uint32_t id, double now) {
   Request& r = requests_[id];
   WorkerState& ws = workers_[w];
   ws.request = id;
-  const double quantum = preemptive_ ? quantum_ns_ + jitter_ns() : kForever;
-  double end;
+  set_busy(w);
   if (!cpus_.empty()) {
-    // The worker's CPU may be taken away before or during the quantum.
+    // The worker's CPU may be taken away before or during the quantum (clock only).
+    const double quantum = preemptive_ ? quantum_ns_ + jitter_ns() : kForever;
     const StalledCpu::Stint stint = cpus_[1 + w]->run(now, r.remaining_ns, quantum);
     ws.served_ns = stint.work_ns;
     ws.finishes = stint.finished;
-    end = stint.end_ns + (stint.finished ? 0 : overheads_.preempt_overhead_ns);
-  } else if (r.remaining_ns <= quantum) {
-    ws.served_ns = r.remaining_ns;
-    ws.finishes = true;
-    end = now + r.remaining_ns;
-  } else {
-    ws.served_ns = quantum;
-    ws.finishes = false;
-    end = now + quantum + overheads_.preempt_overhead_ns;
+    ws.stop_ns = stint.end_ns;
+    ws.phase = WorkerState::Phase::kQuantum;
+    heap_.set(w, stint.end_ns + (stint.finished ? 0 : overheads_.preempt_overhead_ns));
+    return;
   }
-  set_busy(w);
-  heap_.set(w, end);
+  QuantumSpec& spec = ws.spec;
+  spec.mechanism = preemptive_ ? mechanism_ : PreemptMechanism::kNone;
+  spec.start_ns = now;
+  spec.remaining_ns = r.remaining_ns;
+  spec.quantum_ns = preemptive_ ? quantum_ns_ : kForever;
+  // A signal stops the task wherever it is; the other mechanisms wait for a probe.
+  spec.probe_jitter_ns = preemptive_ && mechanism_ != PreemptMechanism::kSignal ? jitter_ns() : 0;
+  spec.backstop_ns = backstop_ns_;
+  const QuantumStart begun = begin_quantum(spec, costs_);
+  if (begun.monitor_due_ns != QuantumStart::kNever) {
+    ws.phase = WorkerState::Phase::kMonitor;
+    heap_.set(w, begun.monitor_due_ns);
+    return;
+  }
+  apply_quantum_end(w, begun.end);
+}
+
+void Engine::apply_quantum_end(uint32_t w, const QuantumEnd& end) {
+  WorkerState& ws = workers_[w];
+  ws.served_ns = end.work_ns;
+  ws.finishes = end.finished;
+  ws.stop_ns = end.stop_ns;
+  ws.phase = WorkerState::Phase::kQuantum;
+  monitor_actions_ += end.monitor_acted;
+  signals_received_ += end.signal_received;
+  signal_switches_ += end.signal_switched;
+  heap_.set(w, end.free_ns);
+}
+
+double Engine::monitor_poll_at(double due_ns) const {
+  // The monitor polls first thing in each iteration of the dispatcher's loop; an iteration
+  // that dispatches, requeues or runs a quantum of the dispatcher's own request holds the
+  // poll back until it is over.
+  const bool arrival_waiting = have_next_ && static_cast<double>(next_.arrival_ns) <= due_ns;
+  const double busy_until = arrival_waiting ? dispatcher_free_ns_ : free_before_pending_ns_;
+  if (busy_until > due_ns) return busy_until;
+  const double period = overheads_.monitor_poll_ns;
+  return period > 0 ? std::ceil(due_ns / period) * period : due_ns;
+}
+
+void Engine::reserve_pending_arrival() {
+  if (!have_next_) {
+    dispatcher_free_ns_ = free_before_pending_ns_;
+    return;
+  }
+  // The dispatcher serves requests one at a time: with a cost per request, a burst queues
+  // in front of it (and behind its other work).
+  double from = std::max(static_cast<double>(next_.arrival_ns), free_before_pending_ns_);
+  if (!cpus_.empty()) from = cpus_[0]->available_at(from);  // the dispatcher's CPU taken away
+  due_ns_ = from + overheads_.dispatch_ns;
+  dispatcher_free_ns_ = due_ns_;
+}
+
+double Engine::dispatcher_do(double t, double length_ns) {
+  const bool arrival_first =
+      have_next_ && static_cast<double>(next_.arrival_ns) <= std::max(t, free_before_pending_ns_);
+  if (arrival_first) {
+    // Arrivals come first in the dispatcher's loop: this work waits for the pending one.
+    dispatcher_free_ns_ = std::max(t, dispatcher_free_ns_) + length_ns;
+    return dispatcher_free_ns_;
+  }
+  free_before_pending_ns_ = std::max(t, free_before_pending_ns_) + length_ns;
+  const double end = free_before_pending_ns_;
+  reserve_pending_arrival();
+  return end;
+}
+
+void Engine::push_dispatcher_job(const DispatcherJob& job) {
+  dispatcher_jobs_.push_back(job);
+  heap_.set(dispatcher_slot_, dispatcher_jobs_.front().end_ns);
+}
+
+void Engine::schedule_own_quantum(double now) {
+  if (own_ == kNone || own_running_) return;
+  // The dispatcher ends its own quanta with clock probes, whatever the workers' mechanism
+  // and local policy: it must get back to its arrivals after one quantum.
+  const Request& r = requests_[own_];
+  const double budget = quantum_ns_ + jitter_ns();
+  own_finishes_ = r.remaining_ns <= budget;
+  own_work_ns_ = own_finishes_ ? r.remaining_ns : budget;
+  const double length = own_work_ns_ + (own_finishes_ ? 0 : overheads_.preempt_overhead_ns);
+  own_running_ = true;
+  push_dispatcher_job({dispatcher_do(now, length), own_, true});
+}
+
+bool Engine::central_slot_free(uint32_t id) {
+  // The runtime's central dispatcher holds every request in one of task_slots x workers
+  // slots (CentralSlots): with none free it drops the arrival (--on-full drop) or holds
+  // it, and its sources, until one frees (counted in full_ring_waits; the model lets the
+  // queue grow instead, as it does with full rings).
+  if (in_system_ <= static_cast<uint64_t>(cfg_.task_slots) * workers_count_) return true;
+  if (cfg_.on_full == "drop") {
+    ++totals_.dropped;
+    --in_system_;
+    free_ids_.push_back(id);
+    return false;
+  }
+  ++totals_.full_ring_waits;
+  return true;
+}
+
+bool Engine::dispatcher_takes(uint32_t id) {
+  // --dispatcher-works, as CentralDispatcher::admit: an arrival that finds every worker
+  // full, while the dispatcher has no request of its own, becomes the dispatcher's.
+  if (!cfg_.dispatcher_works || own_ != kNone) return false;
+  const bool all_full = spec_.kind == Kind::kCentral ? idle_count_ == 0 : !jbsq_.choose(loads_).has_value();
+  if (!all_full) return false;
+  own_ = id;
+  return true;
 }
 
 bool Engine::start_next(uint32_t w, double now) {
@@ -375,7 +565,9 @@ void Engine::on_arrival(uint32_t id, double now) {
       return;
     }
     case Kind::kCentral: {
+      if (!central_slot_free(id)) return;
       ++totals_.dispatched;
+      if (dispatcher_takes(id)) return;
       Server& s = servers_[0];
       s.ring.push(id);
       if (idle_count_ > 0) {
@@ -385,7 +577,9 @@ void Engine::on_arrival(uint32_t id, double now) {
       return;
     }
     case Kind::kJbsq: {
+      if (!central_slot_free(id)) return;
       ++totals_.dispatched;
+      if (dispatcher_takes(id)) return;
       if (const std::optional<uint32_t> w = jbsq_.choose(loads_)) {
         assign(*w, id);
         if (idle(*w)) start_next(*w, now);
@@ -397,25 +591,42 @@ void Engine::on_arrival(uint32_t id, double now) {
   }
 }
 
-void Engine::finish(uint32_t w, uint32_t id, double now) {
+void Engine::record_finish(uint32_t id, double now, bool touched) {
   Request& r = requests_[id];
   // Simulated ns are the tick; the sojourn is rounded once, as a whole.
   recorder_.record({0, static_cast<uint64_t>(std::llround(now - r.arrival_ns)),
                     static_cast<uint64_t>(std::llround(r.service_ns * probe_factor_)), r.service_ns, r.class_index,
-                    r.quanta - 1, r.measured, stall_touched(w, r, now)});
+                    r.quanta - 1, r.measured, touched});
   if (observer_) observer_->on_finish({r.arrival_ns, now, r.service_ns, r.class_index, r.measured});
+  ++completed_;
+  --in_system_;
+  last_finish_ns_ = std::max(last_finish_ns_, now);
+  free_ids_.push_back(id);
+}
+
+void Engine::finish(uint32_t w, uint32_t id, double now) {
+  Request& r = requests_[id];
+  const bool touched = stall_touched(w, r, now);
   Server& s = servers_[workers_[w].server];
   s.free_slots.push_back(r.slot);
   if (spec_.kind != Kind::kCentral) --loads_[w].outstanding;
   if (tracks_worker_quanta()) loads_[w].current_quanta -= r.quanta;
-  ++completed_;
-  --in_system_;
-  last_finish_ns_ = now;
-  free_ids_.push_back(id);
+  record_finish(id, now, touched);
 }
 
 void Engine::on_quantum_end(uint32_t w, double now) {
   WorkerState& ws = workers_[w];
+  if (ws.phase == WorkerState::Phase::kMonitor) {
+    // The monitor's turn: its poll decides when (and how) the quantum ends.
+    apply_quantum_end(w, after_monitor(ws.spec, costs_, monitor_poll_at(now)));
+    return;
+  }
+  if (ws.phase == WorkerState::Phase::kReturn) {
+    // The dispatcher has put the preempted task back in its queue and hands out again.
+    ws.phase = WorkerState::Phase::kQuantum;
+    after_quantum(w, now);
+    return;
+  }
   const uint32_t id = ws.request;
   Request& r = requests_[id];
   r.remaining_ns -= ws.served_ns;
@@ -424,8 +635,28 @@ void Engine::on_quantum_end(uint32_t w, double now) {
   ++quanta_;
   // The worker's counter of serviced quanta, as Worker::run() keeps it (MSQ reads it).
   if (tracks_worker_quanta()) ++loads_[w].current_quanta;
+  if (!ws.finishes && shared_queue()) {
+    // The runtime's central dispatcher takes every preempted quantum back (central,
+    // jbsq:K, steal). Under central and steal a worker holds one slot, so it waits for the
+    // dispatcher to requeue it and hand out the next; under jbsq:K the task travels back
+    // while the worker goes on with the other slots it holds (below).
+    ++requeued_;
+    if (overheads_.requeue_ns > 0 && spec_.kind != Kind::kJbsq) {
+      ws.phase = WorkerState::Phase::kReturn;
+      heap_.set(w, dispatcher_do(now, overheads_.requeue_ns));
+      return;
+    }
+  }
+  after_quantum(w, now);
+}
+
+void Engine::after_quantum(uint32_t w, double now) {
+  WorkerState& ws = workers_[w];
+  const uint32_t id = ws.request;
+  Request& r = requests_[id];
   Server& s = servers_[ws.server];
-  if (!ws.finishes && s.ring.empty() && s.policy->waiting() == 0 && central_.empty()) {
+  const bool jbsq_round_trip = spec_.kind == Kind::kJbsq && overheads_.requeue_ns > 0;
+  if (!ws.finishes && !jbsq_round_trip && s.ring.empty() && s.policy->waiting() == 0 && central_.empty()) {
     // A preempted task alone on its server: requeue-then-pick would hand it straight back,
     // and nothing else can change at this instant. Skip the round trip (the common case
     // of a long request running alone; same schedule, fewer calls).
@@ -434,13 +665,18 @@ void Engine::on_quantum_end(uint32_t w, double now) {
   }
   ws.request = kNone;
   if (ws.finishes) {
-    finish(w, id, now);
+    finish(w, id, ws.stop_ns);
   } else if (spec_.kind == Kind::kJbsq) {
     // Concord, and the runtime's jbsq:K: a preempted request leaves its worker and goes to
-    // the back of the central queue, behind the arrivals that came meanwhile.
+    // the back of the central queue, behind the arrivals that came meanwhile (and, with a
+    // requeue cost, once the dispatcher has taken it back).
     s.free_slots.push_back(r.slot);
     --loads_[w].outstanding;
-    central_.push(id);
+    if (jbsq_round_trip) {
+      push_dispatcher_job({dispatcher_do(now, overheads_.requeue_ns), id, false});
+    } else {
+      central_.push(id);
+    }
   } else {
     // As Worker::run(): requests that arrived during the quantum queue up before the task
     // that used it.
@@ -448,13 +684,7 @@ void Engine::on_quantum_end(uint32_t w, double now) {
     s.policy->requeue(r.slot, static_cast<uint64_t>(r.attained_ns));
   }
   if (spec_.kind == Kind::kJbsq) {
-    // A slot freed: the dispatcher moves the central queue's head to a worker with room.
-    while (!central_.empty()) {
-      const std::optional<uint32_t> v = jbsq_.choose(loads_);
-      if (!v) break;
-      assign(*v, central_.pop());
-      if (*v != w && idle(*v)) start_next(*v, now);
-    }
+    hand_out_central(w, now);
   } else {
     admit_ring(s);
   }
@@ -463,6 +693,46 @@ void Engine::on_quantum_end(uint32_t w, double now) {
     if (!busy) try_steal(w, now);
     steal_while_idle(now);
   }
+}
+
+void Engine::hand_out_central(uint32_t w, double now) {
+  // A slot freed: the dispatcher moves the central queue's head to a worker with room
+  // (worker `w` picks its next task itself, after this).
+  while (!central_.empty()) {
+    const std::optional<uint32_t> v = jbsq_.choose(loads_);
+    if (!v) break;
+    assign(*v, central_.pop());
+    if (*v != w && idle(*v)) start_next(*v, now);
+  }
+}
+
+void Engine::on_dispatcher_job(double now) {
+  const DispatcherJob job = dispatcher_jobs_.front();
+  dispatcher_jobs_.pop_front();
+  if (dispatcher_jobs_.empty()) {
+    heap_.erase(dispatcher_slot_);
+  } else {
+    heap_.set(dispatcher_slot_, dispatcher_jobs_.front().end_ns);
+  }
+  if (!job.own_quantum) {
+    // A preempted JBSQ task is back in the central queue.
+    central_.push(job.request);
+    hand_out_central(kNone, now);
+    return;
+  }
+  Request& r = requests_[job.request];
+  r.remaining_ns -= own_work_ns_;
+  r.attained_ns += own_work_ns_;
+  ++r.quanta;
+  ++quanta_;
+  own_running_ = false;
+  if (own_finishes_) {
+    ++dispatcher_requests_;
+    own_ = kNone;
+    record_finish(job.request, now, false);
+    return;
+  }
+  schedule_own_quantum(now);
 }
 
 bool Engine::try_steal(uint32_t thief, double now) {
@@ -519,50 +789,52 @@ SimResult Engine::run() {
   const double measure_from_ns = cfg_.warmup_frac * cfg_.duration_s * 1e9;
   const auto measure_from_index = static_cast<uint64_t>(cfg_.warmup_frac * static_cast<double>(job_limit));
 
-  double dispatcher_free_ns = 0;
   double last_arrival_ns = 0;
-  Arrival next{};
-  double due_ns = 0;
+  // Reads the next arrival ahead and reserves the dispatcher's time for it.
   auto fetch = [&]() -> bool {
-    if (totals_.generated >= job_limit) return false;
-    next = arrivals.next();
-    if (arrivals.exact_ns() >= end_ns) return false;
-    ++totals_.generated;
-    const auto arrival = static_cast<double>(next.arrival_ns);
-    last_arrival_ns = arrival;
-    // The dispatcher serves requests one at a time: with a cost per request, a burst queues
-    // in front of it.
-    due_ns = arrival;
-    if (overheads_.dispatch_ns > 0 || !cpus_.empty()) {
-      double from = std::max(arrival, dispatcher_free_ns);
-      if (!cpus_.empty()) from = cpus_[0]->available_at(from);  // the dispatcher's CPU taken away
-      due_ns = from + overheads_.dispatch_ns;
-      dispatcher_free_ns = due_ns;
-      if (due_ns - arrival > 1000.0) ++totals_.late_arrivals;
+    free_before_pending_ns_ = dispatcher_free_ns_;
+    have_next_ = false;
+    if (totals_.generated < job_limit) {
+      next_ = arrivals.next();
+      have_next_ = arrivals.exact_ns() < end_ns;
     }
-    return true;
+    if (have_next_) {
+      ++totals_.generated;
+      last_arrival_ns = static_cast<double>(next_.arrival_ns);
+    }
+    reserve_pending_arrival();
+    return have_next_;
   };
 
-  bool have = fetch();
+  fetch();
   for (;;) {
-    if (have && (heap_.empty() || due_ns <= heap_.top_time())) {
+    if (have_next_ && (heap_.empty() || due_ns_ <= heap_.top_time())) {
       const uint32_t id = new_request();
       Request& r = requests_[id];
-      r.arrival_ns = static_cast<double>(next.arrival_ns);
-      r.service_ns = next.service_ns;
+      r.arrival_ns = static_cast<double>(next_.arrival_ns);
+      r.service_ns = next_.service_ns;
       // The worker's own per-request work (admit, start the task, finish it) runs as part of
       // the request's first and last quanta; it is not service, so not in the slowdown.
-      r.remaining_ns = static_cast<double>(next.service_ns) * probe_factor_ + overheads_.request_overhead_ns;
+      r.remaining_ns = static_cast<double>(next_.service_ns) * probe_factor_ + overheads_.request_overhead_ns;
       r.attained_ns = 0;
-      r.class_index = next.class_index;
+      r.class_index = next_.class_index;
       r.quanta = 0;
       r.slot = kNone;
       r.measured = by_jobs ? totals_.generated - 1 >= measure_from_index : r.arrival_ns >= measure_from_ns;
-      on_arrival(id, due_ns);
+      const double now = due_ns_;
+      if (now - r.arrival_ns > 1000.0) ++totals_.late_arrivals;
+      on_arrival(id, now);
       ++events_;
-      have = fetch();
+      fetch();
+      // With nothing else to do, the dispatcher runs a quantum of its own request.
+      schedule_own_quantum(now);
     } else if (!heap_.empty()) {
-      on_quantum_end(heap_.top(), heap_.top_time());
+      const uint32_t w = heap_.top();
+      if (w == dispatcher_slot_) {
+        on_dispatcher_job(heap_.top_time());
+      } else {
+        on_quantum_end(w, heap_.top_time());
+      }
       ++events_;
     } else {
       break;
@@ -579,6 +851,11 @@ SimResult Engine::run() {
   out.dispatch = totals_;
   out.completed = completed_;
   out.quanta = quanta_;
+  out.monitor_actions = monitor_actions_;
+  out.signals_received = signals_received_;
+  out.signal_switches = signal_switches_;
+  out.requeued = requeued_;
+  out.dispatcher_requests = dispatcher_requests_;
   out.classes = std::move(recorder_.classes());
   out.untouched = std::move(recorder_.untouched());
   out.stall_threshold_us = cfg_.stall_threshold_us;

@@ -18,6 +18,14 @@ struct SimOverheads {
   double dispatch_ns = 0;          // the dispatcher's time per request: it serves them one by one
   double quantum_jitter_ns = 0;    // sigma of a one-sided normal added to each quantum
   double request_overhead_ns = 0;  // worker time per request outside the handler (admit, task start, finish)
+  // The preemption mechanisms' own costs (docs/sim.md, "Preemption mechanisms").
+  double flag_notification_ns = 0; // flag: the monitor's write -> the task has stopped at a probe
+  double signal_latency_ns = 0;    // signal, hybrid: the monitor's tgkill -> the task switched out
+  double signal_cpu_ns = 0;        // worker CPU per signal: kernel entry and exit, handler, sigreturn
+  double monitor_poll_ns = 0;      // an idle dispatcher's loop period: how often the monitor looks
+  // The dispatcher's time per preempted quantum that goes back to a central queue
+  // (central, jbsq:K, steal); a central worker waits for it before its next quantum.
+  double requeue_ns = 0;
 };
 
 // Which requests a stall touched, for the study of the rule (experiments/stall_rule.py):

@@ -149,6 +149,18 @@ def test_calibrate_prints_every_measurement(run_quanta, tmp_path):
     assert data["dispatch_ns_per_request"]["dispatcher_only"] > 0
     assert data["user_interrupts"]["usable"] is False  # never emulated
     assert data["machine"]["cpus"] >= 1
+    assert data["monitor_poll_ns"] > 0
+    assert data["requeue_ns"] == max(0, dispatch["central_noop"] - dispatch["two_level_noop"])
+    # The simulator reads what calibrate writes, each mechanism's costs included.
+    sim = run_quanta("sim", "--jobs", "2000", "--workers", "2", "--calibration", str(out_file), "--format", "json",
+                     check=True)
+    overheads = json.loads(sim.stdout)["sim"]["overheads"]
+    assert overheads["flag_notification_ns"] == data["flag_notification_ns"]["p50"]
+    assert overheads["signal_latency_ns"] == data["signal_preemption_ns"]["p50"]
+    assert overheads["signal_cpu_ns"] == data["signal_cpu_cost_ns"]
+    assert overheads["monitor_poll_ns"] == data["monitor_poll_ns"]
+    assert overheads["preempt_overhead_ns"] == data["quantum_round_trip_ns"]
+    assert overheads["requeue_ns"] == data["requeue_ns"]
 
 
 def test_calibrate_rejects_bad_options(run_quanta):

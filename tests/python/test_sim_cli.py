@@ -33,16 +33,17 @@ def test_sim_takes_every_run_option_plus_its_own():
     # The kernel-thread baseline's options are run's alone: there is no kernel to simulate.
     run_options -= {"--runtime", "--linux-policy", "--threads-per-core", "--deadline-runtime-us",
                     "--deadline-period-us"}
-    # Nor real threads to oversubscribe or to idle, nor a real dispatcher thread to run
-    # requests on, nor an app to load: the simulator models service times, it runs no handler.
-    run_options -= {"--oversubscribe", "--dispatcher-works", "--app", "--app-config", "--max-payload-bytes",
+    # Nor real threads to oversubscribe or to idle, nor an app to load: the simulator models
+    # service times, it runs no handler.
+    run_options -= {"--oversubscribe", "--app", "--app-config", "--max-payload-bytes",
                     "--max-response-bytes", "--idle", "--idle-spin-us"}
     assert run_options, run_help
     for option in run_options:
         assert option in sim_help, option
     for option in ["--jobs", "--preempt-overhead-ns", "--probe-overhead-pct", "--dispatch-ns",
                    "--quantum-jitter-ns", "--request-overhead-ns", "--calibration", "--max-load", "--stalls",
-                   "--stall-window", "--stall-threshold-us"]:
+                   "--stall-window", "--stall-threshold-us", "--flag-notification-ns", "--signal-latency-ns",
+                   "--signal-cpu-ns", "--monitor-poll-ns", "--requeue-ns", "--dispatcher-works"]:
         assert option in sim_help, option
 
 
@@ -95,7 +96,43 @@ def test_overheads_are_echoed_and_calibration_is_read(tmp_path):
     out = sim_json(*SMALL, "--calibration", str(cal), "--dispatch-ns", "10")
     assert out["sim"]["overheads"] == {"preempt_overhead_ns": 40, "probe_overhead_pct": 2.5,
                                        "dispatch_ns": 10, "quantum_jitter_ns": 0,
-                                       "request_overhead_ns": 0}
+                                       "request_overhead_ns": 0, "flag_notification_ns": 0,
+                                       "signal_latency_ns": 0, "signal_cpu_ns": 13000,
+                                       "monitor_poll_ns": 0, "requeue_ns": 0}
+
+
+def test_calibration_gives_each_mechanism_its_costs(tmp_path):
+    # The spread form `quanta calibrate` writes: the p50 is read.
+    cal = tmp_path / "cal.json"
+    cal.write_text(json.dumps({"flag_notification_ns": {"p50": 180, "p99": 900, "mean": 250},
+                               "signal_preemption_ns": {"p50": 9000, "p99": 30000, "mean": 12000},
+                               "signal_cpu_cost_ns": 4000, "monitor_poll_ns": 60, "requeue_ns": 90}))
+    overheads = sim_json(*SMALL, "--calibration", str(cal), "--requeue-ns", "70")["sim"]["overheads"]
+    assert (overheads["flag_notification_ns"], overheads["signal_latency_ns"], overheads["signal_cpu_ns"],
+            overheads["monitor_poll_ns"], overheads["requeue_ns"]) == (180, 9000, 4000, 60, 70)
+
+
+def test_each_mechanism_gives_its_own_result_when_the_costs_differ():
+    costs = ["--flag-notification-ns", "300", "--signal-latency-ns", "3000", "--signal-cpu-ns", "1500",
+             "--monitor-poll-ns", "100", "--quantum-jitter-ns", "2000", "--backstop-us", "3"]
+    out = sim_json(*SMALL, *costs, "--preempt", "clock,flag,signal,hybrid")
+    runs = {r["config"]["preempt"]: r for r in out["runs"]}
+    means = {m: r["overall"]["sojourn_us"]["mean"] for m, r in runs.items()}
+    assert len(set(means.values())) == 4, means
+    assert runs["clock"]["runtime"]["signals"]["received"] == 0
+    assert runs["flag"]["runtime"]["monitor_actions"] > 0
+    assert runs["signal"]["runtime"]["signals"]["switched"] > 0
+    assert runs["hybrid"]["runtime"]["signals"]["switched"] > 0
+    # Signals cost the workers CPU: the long requests are slowed down more than by clock probes.
+    assert (runs["signal"]["classes"]["500"]["slowdown"]["mean"] >
+            runs["clock"]["classes"]["500"]["slowdown"]["mean"])
+
+
+def test_dispatcher_works_runs_requests_on_the_dispatcher():
+    out = sim_json("--jobs", "20000", "--workers", "1", "--load", "0.9", "--dispatch", "central",
+                   "--dispatcher-works")
+    assert out["runtime"]["central"]["dispatcher_requests"] > 0
+    assert out["requests"]["completed"] == 20000
 
 
 @pytest.mark.parametrize(
@@ -120,6 +157,12 @@ def test_overheads_are_echoed_and_calibration_is_read(tmp_path):
         (["--workload", "fixed:5e6"], "at most 4e6 us"),
         (["--workload", "lognormal:1:50"], "sigma"),
         (["--calibration", "/tmp"], "directory"),
+        # What the model has nothing to do with, or does not model with the rest.
+        (["--stack-kib", "64"], "--stack-kib"),
+        (["--dispatcher-works"], "--dispatcher-works"),
+        (["--dispatcher-works", "--dispatch", "central", "--preempt", "flag"], "--dispatcher-works"),
+        (["--signal-cpu-ns", "-3"], "--signal-cpu-ns"),
+        (["--requeue-ns", "1e300"], "--requeue-ns"),
     ],
 )
 def test_bad_input_exits_2_naming_the_option(args, named):

@@ -2,6 +2,7 @@
 
 #include <cpuid.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -42,6 +43,8 @@ int calibrate_command(const CalibrateOptions& o) {
   std::fprintf(stderr, "quanta: calibrating (a few seconds; both CPUs spin)...\n");
   const calibrate::Spread flag = calibrate::flag_notification(o.flag_samples);
   const calibrate::Spread signal = calibrate::signal_preemption(200);
+  const double two_level_noop_ns = calibrate::two_level_noop_ns_per_request(1 << 20);
+  const double central_noop_ns = calibrate::central_noop_ns_per_request(1 << 19, 1);
   const json out{
       {"machine", {{"cpus", allowed_cpus().size()}, {"tsc_ghz", tsc_per_ns()}}},
       {"tsc_read_ns", calibrate::tsc_read_ns()},
@@ -50,11 +53,17 @@ int calibrate_command(const CalibrateOptions& o) {
       {"flag_notification_ns", {{"p50", flag.p50_ns}, {"p99", flag.p99_ns}, {"mean", flag.mean_ns}}},
       {"dispatch_ns_per_request",
        {{"dispatcher_only", calibrate::dispatcher_only_ns_per_request(1 << 21)},
-        {"two_level_noop", calibrate::two_level_noop_ns_per_request(1 << 20)},
-        {"central_noop", calibrate::central_noop_ns_per_request(1 << 19, 1)},
+        {"two_level_noop", two_level_noop_ns},
+        {"central_noop", central_noop_ns},
         {"jbsq2_noop", calibrate::central_noop_ns_per_request(1 << 19, 2)}}},
       {"signal_preemption_ns", {{"p50", signal.p50_ns}, {"p99", signal.p99_ns}, {"mean", signal.mean_ns}}},
       {"signal_cpu_cost_ns", calibrate::signal_cpu_cost_ns(500)},
+      {"monitor_poll_ns", calibrate::monitor_poll_ns(0.05)},
+      // What one trip through the central dispatcher (the slot back, the next handed out)
+      // adds to a worker's loop over keeping the task itself: the no-op request's time
+      // through `central` over its time through the two-level worker. A preempted quantum
+      // under central makes the same trip.
+      {"requeue_ns", std::max(0.0, central_noop_ns - two_level_noop_ns)},
       {"user_interrupts", user_interrupt_support()}};
   const std::string text = out.dump(2);
   std::cout << text << '\n';

@@ -169,6 +169,9 @@ void add_run_options(CLI::App& cmd, RunOptions& o, bool simulated) {
   cmd.add_flag("--strict", o.strict,
                "Exit with status 3 when a run's figures come with warnings (a late or stalled dispatcher, latencies "
                "beyond the histograms, more threads than CPUs, ...; listed under the table and in the JSON)");
+  cmd.add_flag("--dispatcher-works", c.dispatcher_works,
+               "With central or jbsq:K and clock or hybrid: when every worker is full, the dispatcher runs an arriving "
+               "request itself, a quantum at a time between its other duties, until it finishes");
   if (!simulated) {
     cmd.add_option("--app", c.app_path,
                    "The app to serve: a shared object exporting QUANTA_APP_EXPORT(app) (quanta/quanta.h), or a comma "
@@ -182,9 +185,6 @@ void add_run_options(CLI::App& cmd, RunOptions& o, bool simulated) {
     cmd.add_option("--max-response-bytes", c.max_response_bytes, "Response buffer of each request")
         ->capture_default_str()
         ->check(CLI::Range(0u, 64u << 20));
-    cmd.add_flag("--dispatcher-works", c.dispatcher_works,
-                 "With central or jbsq:K and clock or hybrid: when every worker is full, the dispatcher runs an arriving "
-                 "request itself, a quantum at a time between its other duties, until it finishes");
     cmd.add_flag("--oversubscribe", c.oversubscribe,
                  "Allow more --workers than free CPUs (threads then share CPUs): for testing multi-worker behaviour on a "
                  "small machine; latencies measured this way mean nothing");

@@ -26,7 +26,12 @@ nlohmann::json sim_to_json(const SimConfig& config, const SimResult& result, con
                   {"probe_overhead_pct", o.probe_overhead_pct},
                   {"dispatch_ns", o.dispatch_ns},
                   {"quantum_jitter_ns", o.quantum_jitter_ns},
-                  {"request_overhead_ns", o.request_overhead_ns}}}};
+                  {"request_overhead_ns", o.request_overhead_ns},
+                  {"flag_notification_ns", o.flag_notification_ns},
+                  {"signal_latency_ns", o.signal_latency_ns},
+                  {"signal_cpu_ns", o.signal_cpu_ns},
+                  {"monitor_poll_ns", o.monitor_poll_ns},
+                  {"requeue_ns", o.requeue_ns}}}};
   return out;
 }
 

@@ -17,7 +17,13 @@ void add_sim_options(CLI::App& cmd, SimOptions& o) {
       ->description("Dispatch policy: jsq-msq, jsq, random, po2, central (one queue, centralized PS/FCFS), jbsq:K, "
                     "steal (comma list: run each)");
   cmd.get_option("--preempt")
-      ->description("clock (preempt at each quantum's end) or none (run to completion) (comma list: run each)");
+      ->description("clock (probes end the quantum on time, + --quantum-jitter-ns), flag (the monitor notices the end "
+                    "at its next poll, + --flag-notification-ns), signal (the monitor's signal lands "
+                    "--signal-latency-ns later and costs the worker --signal-cpu-ns), hybrid (clock, and a signal at "
+                    "--backstop-us), none (comma list: run each)");
+  cmd.get_option("--stack-kib")
+      ->description("Not modelled: the simulator has no task stacks (given, it is an error)")
+      ->each([&o](const std::string&) { o.stack_kib_given = true; });
   cmd.get_option("--task-slots")
       ->description("Requests a worker admits at once; with --dispatch central, the shared queue admits slots x workers");
   auto* jobs = cmd.add_option("--jobs", o.jobs, "Simulate this many arrivals (instead of --duration-s)")
@@ -25,8 +31,7 @@ void add_sim_options(CLI::App& cmd, SimOptions& o) {
   jobs->excludes(cmd.get_option("--duration-s"));
   cmd.get_option("--duration-s")->excludes(jobs);
   cmd.add_option("--calibration", o.calibration,
-                 "JSON of measured overheads (quanta calibrate): quantum_round_trip_ns or yield_round_trip_ns, probe_overhead_pct, "
-                 "dispatch_ns_per_request, quantum_jitter_ns, request_overhead_ns; the options below override it");
+                 "JSON of measured overheads (quanta calibrate; the keys in docs/sim.md); the options below override it");
   cmd.add_option("--preempt-overhead-ns", o.preempt_overhead_ns, "Worker time lost at each preemption (default 0)")
       ->check(finite_number())
       ->check(CLI::NonNegativeNumber);
@@ -45,6 +50,28 @@ void add_sim_options(CLI::App& cmd, SimOptions& o) {
                  "Worker time per request outside the handler: admit, start the task, finish (default 0)")
       ->check(finite_number())
       ->check(CLI::NonNegativeNumber);
+  cmd.add_option("--flag-notification-ns", o.flag_notification_ns,
+                 "flag: time from the monitor's write of a worker's flag to its task stopping at a probe (default 0)")
+      ->check(finite_number())
+      ->check(CLI::NonNegativeNumber);
+  cmd.add_option("--signal-latency-ns", o.signal_latency_ns,
+                 "signal, hybrid: time from the monitor's signal to the task being switched out (default 0)")
+      ->check(finite_number())
+      ->check(CLI::NonNegativeNumber);
+  cmd.add_option("--signal-cpu-ns", o.signal_cpu_ns,
+                 "signal, hybrid: worker CPU lost per signal, kernel entry and exit and the handler (default 0)")
+      ->check(finite_number())
+      ->check(CLI::NonNegativeNumber);
+  cmd.add_option("--monitor-poll-ns", o.monitor_poll_ns,
+                 "flag, signal, hybrid: an idle dispatcher's loop period; the monitor notices a quantum's end at its "
+                 "next poll (default 0: at once)")
+      ->check(finite_number())
+      ->check(CLI::NonNegativeNumber);
+  cmd.add_option("--requeue-ns", o.requeue_ns,
+                 "central, jbsq:K, steal: dispatcher time per preempted quantum put back in its queue; under central "
+                 "and steal the worker waits for it (default 0)")
+      ->check(finite_number())
+      ->check(CLI::NonNegativeNumber);
   cmd.add_option("--stalls", o.stalls,
                  "Replay a machine's host stalls (the JSON of quanta-bench-stalls --trace) on every simulated CPU");
   cmd.add_option("--stall-window", o.stall_window,
@@ -57,6 +84,9 @@ void add_sim_options(CLI::App& cmd, SimOptions& o) {
 }
 
 std::vector<SimConfig> expand_sim_runs(const SimOptions& o) {
+  if (o.stack_kib_given) {
+    throw CLI::ValidationError("--stack-kib", "not modelled: the simulator has no task stacks (leave it out)");
+  }
   const std::vector<RunConfig> base = expand_runs(o.run);
 
   SimOverheads overheads;
@@ -76,6 +106,11 @@ std::vector<SimConfig> expand_sim_runs(const SimOptions& o) {
   if (o.dispatch_ns) overheads.dispatch_ns = *o.dispatch_ns;
   if (o.quantum_jitter_ns) overheads.quantum_jitter_ns = *o.quantum_jitter_ns;
   if (o.request_overhead_ns) overheads.request_overhead_ns = *o.request_overhead_ns;
+  if (o.flag_notification_ns) overheads.flag_notification_ns = *o.flag_notification_ns;
+  if (o.signal_latency_ns) overheads.signal_latency_ns = *o.signal_latency_ns;
+  if (o.signal_cpu_ns) overheads.signal_cpu_ns = *o.signal_cpu_ns;
+  if (o.monitor_poll_ns) overheads.monitor_poll_ns = *o.monitor_poll_ns;
+  if (o.requeue_ns) overheads.requeue_ns = *o.requeue_ns;
 
   std::shared_ptr<const StallTrace> stalls;
   if (!o.stalls.empty()) {

@@ -22,6 +22,12 @@ struct SimOptions {
   std::optional<double> dispatch_ns;
   std::optional<double> quantum_jitter_ns;
   std::optional<double> request_overhead_ns;
+  std::optional<double> flag_notification_ns;
+  std::optional<double> signal_latency_ns;
+  std::optional<double> signal_cpu_ns;
+  std::optional<double> monitor_poll_ns;
+  std::optional<double> requeue_ns;
+  bool stack_kib_given = false;  // an option the model has nothing to do with: refused
   std::string stalls;        // quanta-bench-stalls --trace JSON to replay
   std::string stall_window = "drain";
   MaxLoadOptions max_load;

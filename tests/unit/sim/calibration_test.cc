@@ -46,6 +46,42 @@ TEST(Calibration, ReadsTheFormOfQuantaCalibrate) {
   std::remove(bad.c_str());
 }
 
+TEST(Calibration, ReadsEachMechanismsCostsAsCalibrateWritesThem) {
+  // Latencies come as a spread: the model takes the median.
+  const std::string path = write_temp(
+      R"({"flag_notification_ns": {"p50": 180, "p99": 950, "mean": 260},
+          "signal_preemption_ns": {"p50": 9100, "p99": 40000, "mean": 15000}, "signal_cpu_cost_ns": 3900,
+          "monitor_poll_ns": 45, "requeue_ns": 120, "tsc_read_ns": 9, "user_interrupts": {"usable": false}})");
+  const SimOverheads o = load_calibration(path);
+  EXPECT_EQ(o.flag_notification_ns, 180);
+  EXPECT_EQ(o.signal_latency_ns, 9100);
+  EXPECT_EQ(o.signal_cpu_ns, 3900);
+  EXPECT_EQ(o.monitor_poll_ns, 45);
+  EXPECT_EQ(o.requeue_ns, 120);
+  std::remove(path.c_str());
+  // A plain number is taken as it is; a spread without its median is an error naming the key.
+  const std::string plain = write_temp(R"({"flag_notification_ns": 75, "signal_preemption_ns": 5000})");
+  EXPECT_EQ(load_calibration(plain).flag_notification_ns, 75);
+  EXPECT_EQ(load_calibration(plain).signal_latency_ns, 5000);
+  std::remove(plain.c_str());
+  const std::string no_median = write_temp(R"({"signal_preemption_ns": {"mean": 5000}})");
+  try {
+    load_calibration(no_median);
+    ADD_FAILURE() << "a spread without p50 was read";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("signal_preemption_ns"), std::string::npos);
+  }
+  std::remove(no_median.c_str());
+  const std::string typo = write_temp(R"({"signal_cpu_ns": 3900})");  // the option's name, not the key
+  try {
+    load_calibration(typo);
+    ADD_FAILURE() << "an unknown key was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("unknown key 'signal_cpu_ns'"), std::string::npos);
+  }
+  std::remove(typo.c_str());
+}
+
 TEST(Calibration, PreemptOverheadWinsOverYieldRoundTrip) {
   const std::string path = write_temp(R"({"yield_round_trip_ns": 40, "preempt_overhead_ns": 100})");
   EXPECT_EQ(load_calibration(path).preempt_overhead_ns, 100);

@@ -183,6 +183,28 @@ TEST(Engine, FullRingsDropOrCount) {
   EXPECT_EQ(r.run.completed, 50000u);
 }
 
+TEST(Engine, CentralSlotsDropOrCount) {
+  // The central dispatcher's task_slots x workers slots, as in the runtime: beyond them an
+  // arrival is dropped (--on-full drop) or waits (counted).
+  for (const char* dispatch : {"central", "jbsq:2"}) {
+    SimConfig c = config("exp1", 2, 1.5, "ps", dispatch, 50000);
+    c.run.task_slots = 2;
+    c.run.on_full = "drop";
+    SimResult r = sim(c);
+    EXPECT_GT(r.run.dispatch.dropped, 0u) << dispatch;
+    EXPECT_EQ(r.run.completed + r.run.dispatch.dropped, 50000u) << dispatch;
+    EXPECT_LE(r.sim.peak_in_system, 2u * 2 + 1) << dispatch;  // the arrival being refused included
+    c.run.on_full = "wait";
+    r = sim(c);
+    EXPECT_EQ(r.run.dispatch.dropped, 0u) << dispatch;
+    EXPECT_GT(r.run.dispatch.full_ring_waits, 0u) << dispatch;
+    EXPECT_EQ(r.run.completed, 50000u) << dispatch;
+    c.run.load = 0.3;
+    c.run.task_slots = 64;
+    EXPECT_EQ(sim(c).run.dispatch.full_ring_waits, 0u) << dispatch;
+  }
+}
+
 TEST(Engine, StealingBeatsRandomPlacement) {
   const double random = overall(sim(config("exp1", 8, 0.8, "fcfs", "random", 200000))).sojourn_ns.mean();
   const double steal = overall(sim(config("exp1", 8, 0.8, "fcfs", "steal", 200000))).sojourn_ns.mean();
