@@ -358,7 +358,7 @@ double monitor_poll_ns(double seconds) {
     auto policy = make_dispatch_policy("jsq-msq", 1);
     StallLog never(UINT64_MAX);
     Dispatcher dispatcher(ports, *policy, FullRingAction::kWait, never);
-    dispatcher.set_monitor(&monitor);
+    dispatcher.set_watch(WorkerWatch{&monitor, nullptr});
     const uint64_t start = read_tsc();
     QuietSource source(start + ns_to_cycles(seconds * 1e9));
     Source* sources[] = {&source};
