@@ -7,9 +7,13 @@
 #include <string>
 
 #include "sim/engine.h"
+#include "sim_test_helpers.h"
 
 namespace quanta {
 namespace {
+
+using sim_test::overall;
+using sim_test::sim;
 
 SimConfig config(const std::string& workload, unsigned workers, double load, const std::string& dispatch,
                  uint64_t jobs) {
@@ -21,14 +25,6 @@ SimConfig config(const std::string& workload, unsigned workers, double load, con
   c.run.quantum_us = 2;
   c.jobs = jobs;
   return c;
-}
-
-SimResult sim(const SimConfig& c) { return simulate(c, Workload::parse(c.run.workload)); }
-
-ClassStats overall(const SimResult& r) {
-  ClassStats all;
-  for (const ClassStats& c : r.run.classes) all.merge(c);
-  return all;
 }
 
 std::string error_of(const SimConfig& c) {

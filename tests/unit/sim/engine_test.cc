@@ -1,6 +1,7 @@
 // The engine's bookkeeping: arrivals as `quanta run` makes them, determinism, every policy
 // combination running to completion, overheads charged where docs/sim.md says.
 #include "sim/engine.h"
+#include "sim_test_helpers.h"
 
 #include <gtest/gtest.h>
 
@@ -16,6 +17,9 @@
 namespace quanta {
 namespace {
 
+using sim_test::overall;
+using sim_test::sim;
+
 SimConfig config(const std::string& workload, unsigned workers, double load, const std::string& local,
                  const std::string& dispatch, uint64_t jobs) {
   SimConfig c;
@@ -26,16 +30,6 @@ SimConfig config(const std::string& workload, unsigned workers, double load, con
   c.run.dispatch_policy = dispatch;
   c.jobs = jobs;
   return c;
-}
-
-SimResult sim(const SimConfig& c, SimObserver* observer = nullptr) {
-  return simulate(c, Workload::parse(c.run.workload), observer);
-}
-
-ClassStats overall(const SimResult& r) {
-  ClassStats all;
-  for (const ClassStats& c : r.run.classes) all.merge(c);
-  return all;
 }
 
 TEST(Arrivals, SameAsTheRunsSchedule) {

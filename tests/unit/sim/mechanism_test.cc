@@ -8,9 +8,13 @@
 #include <string>
 
 #include "sim/engine.h"
+#include "sim_test_helpers.h"
 
 namespace quanta {
 namespace {
+
+using sim_test::overall;
+using sim_test::sim;
 
 SimConfig isolated(const std::string& preempt) {
   SimConfig c;
@@ -21,14 +25,6 @@ SimConfig isolated(const std::string& preempt) {
   c.run.preempt = preempt;
   c.jobs = 2000;
   return c;
-}
-
-SimResult sim(const SimConfig& c) { return simulate(c, Workload::parse(c.run.workload)); }
-
-ClassStats overall(const SimResult& r) {
-  ClassStats all;
-  for (const ClassStats& c : r.run.classes) all.merge(c);
-  return all;
 }
 
 TEST(Mechanisms, WithoutCostsFlagAndSignalAreClock) {
