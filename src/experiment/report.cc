@@ -3,6 +3,7 @@
 #include "experiment/run_warnings.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <string>
 
@@ -178,6 +179,28 @@ json run_to_json(const RunResult& r, const Workload& workload, const char* mode)
               {"stalls", {{"threshold_us", r.stall_threshold_us}, {"threads", stall_threads}}},
               {"warnings", run_warnings(r)}};
   if (!untouched.is_null()) report["untouched"] = std::move(untouched);
+  if (c.adaptive_quantum) {
+    const AdaptiveQuantumParams& a = *c.adaptive_quantum;
+    json series = json::array();
+    for (const RunResult::QuantumDecision& q : r.quantum_series) {
+      series.push_back({{"at_s", q.at_s},
+                        {"quantum_us", q.decision.quantum_us},
+                        {"load", q.inputs.load},
+                        {"queue_per_worker", q.inputs.queue_per_worker},
+                        {"p50_us", q.inputs.p50_us},
+                        {"p99_us", q.inputs.p99_us},
+                        // JSON has no infinity: a period with no spread to fit is null.
+                        {"tail_index", std::isfinite(q.decision.tail_index) ? json(q.decision.tail_index) : json()},
+                        {"high_load", q.decision.high_load},
+                        {"long_queue", q.decision.long_queue},
+                        {"heavy_tail", q.decision.heavy_tail},
+                        {"low_load", q.decision.low_load}});
+    }
+    report["adaptive_quantum"] = {{"min_us", a.min_us},       {"max_us", a.max_us}, {"period_s", a.period_s},
+                                  {"high_load", a.high_load}, {"low_load", a.low_load}, {"k1_us", a.k1()},
+                                  {"k2_us", a.k2()},          {"k3_us", a.k3()},   {"queue_threshold", a.queue_threshold},
+                                  {"heavy_tail_alpha", a.heavy_tail_alpha},        {"series", series}};
+  }
   return report;
 }
 

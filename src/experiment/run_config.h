@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/idle_mode.h"
+#include "policy/adaptive_quantum.h"
 
 namespace quanta {
 
@@ -14,7 +15,10 @@ struct RunConfig {
   double load = 0.5;                   // fraction of the workers' capacity (used when no rate)
   std::optional<double> rate_rps;      // exact offered rate, overrides load
   unsigned workers = 0;                // 0: max_workers()
-  double quantum_us = 2.0;
+  double quantum_us = 2.0;             // with adaptive_quantum: the first quantum
+  // --quantum-us adaptive:MIN:MAX: LibPreemptible's controller moves the quantum (the
+  // simulator; the runtime refuses it so far).
+  std::optional<AdaptiveQuantumParams> adaptive_quantum;
   std::string local_policy = "ps";
   std::string dispatch_policy = "jsq-msq";
   std::string preempt = "clock";       // clock | flag | signal | hybrid | none

@@ -22,6 +22,13 @@ struct RunResult : RunCounters {
   // (nominal), "app" (declared by the app) or "measured" (a pilot run; see in_process_run.h).
   double mean_service_us = 0;
   std::string mean_service_source = "workload";
+  // --quantum-us adaptive:MIN:MAX: each of the controller's decisions, in order.
+  struct QuantumDecision {
+    double at_s = 0;                  // simulated time of the decision
+    AdaptiveQuantumInputs inputs;     // what it saw over the period before
+    AdaptiveQuantumDecision decision;
+  };
+  std::vector<QuantumDecision> quantum_series;
 };
 
 }  // namespace quanta

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <limits>
 #include <stdexcept>
@@ -26,6 +27,51 @@ double parse_us(std::string_view text, std::string_view spec, const char* which)
   return v;
 }
 
+// "period_s=0.05,high=0.8,...": the hyperparameters after MIN:MAX.
+void set_hyperparameters(AdaptiveQuantumParams& p, std::string_view list, std::string_view spec) {
+  struct Key {
+    const char* name;
+    double AdaptiveQuantumParams::*field;
+    double low, high;
+  };
+  static const Key keys[] = {
+      {"period_s", &AdaptiveQuantumParams::period_s, 1e-6, 1e6},
+      {"high", &AdaptiveQuantumParams::high_load, 0, 100},
+      {"low", &AdaptiveQuantumParams::low_load, 0, 100},
+      {"k1", &AdaptiveQuantumParams::step_down_load_us, 1e-3, 1e6},
+      {"k2", &AdaptiveQuantumParams::step_down_tail_us, 1e-3, 1e6},
+      {"k3", &AdaptiveQuantumParams::step_up_us, 1e-3, 1e6},
+      {"queue", &AdaptiveQuantumParams::queue_threshold, 0, 1e9},
+      {"alpha", &AdaptiveQuantumParams::heavy_tail_alpha, 0, 100},
+  };
+  const std::string whole(spec);
+  while (!list.empty()) {
+    const std::size_t comma = list.find(',');
+    const std::string_view item = list.substr(0, comma);
+    list = comma == std::string_view::npos ? std::string_view{} : list.substr(comma + 1);
+    const std::size_t eq = item.find('=');
+    const std::string name(item.substr(0, eq));
+    const Key* key = nullptr;
+    for (const Key& k : keys) {
+      if (name == k.name) key = &k;
+    }
+    if (eq == std::string_view::npos || key == nullptr) {
+      throw std::invalid_argument("bad quantum '" + whole + "': '" + std::string(item) +
+                                  "' is not KEY=VALUE with KEY one of period_s, high, low, k1, k2, k3, queue, alpha");
+    }
+    const std::string text(item.substr(eq + 1));
+    char* end = nullptr;
+    const double v = text.empty() ? NAN : std::strtod(text.c_str(), &end);
+    if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(v) || v < key->low || v > key->high) {
+      char range[64];
+      std::snprintf(range, sizeof range, "from %g to %g", key->low, key->high);
+      throw std::invalid_argument("bad quantum '" + whole + "': " + name + " must be a number " + range);
+    }
+    p.*(key->field) = v;
+  }
+  if (p.low_load >= p.high_load) throw std::invalid_argument("bad quantum '" + whole + "': low must be below high");
+}
+
 }  // namespace
 
 bool is_adaptive_quantum_spec(std::string_view spec) { return spec.substr(0, kPrefix.size()) == kPrefix; }
@@ -41,7 +87,10 @@ AdaptiveQuantumParams parse_adaptive_quantum(std::string_view spec) {
   }
   AdaptiveQuantumParams p;
   p.min_us = parse_us(rest.substr(0, colon), spec, "MIN");
-  p.max_us = parse_us(rest.substr(colon + 1), spec, "MAX");
+  std::string_view after = rest.substr(colon + 1);
+  const std::size_t more = after.find(':');
+  p.max_us = parse_us(after.substr(0, more), spec, "MAX");
+  if (more != std::string_view::npos) set_hyperparameters(p, after.substr(more + 1), spec);
   if (p.min_us >= p.max_us) {
     throw std::invalid_argument("bad quantum '" + std::string(spec) + "': MIN must be below MAX");
   }

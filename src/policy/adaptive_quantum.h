@@ -39,7 +39,8 @@ struct AdaptiveQuantumParams {
   double k3() const { return step_up_us > 0 ? step_up_us : (max_us - min_us) / 8; }
 };
 
-// "adaptive:MIN:MAX" (us). Throws std::invalid_argument naming what is wrong.
+// "adaptive:MIN:MAX" (us), optionally ":KEY=VALUE,..." for the hyperparameters (period_s,
+// high, low, k1, k2, k3, queue, alpha). Throws std::invalid_argument naming what is wrong.
 AdaptiveQuantumParams parse_adaptive_quantum(std::string_view spec);
 bool is_adaptive_quantum_spec(std::string_view spec);
 

@@ -17,6 +17,7 @@
 #include "policy/local_policy.h"
 #include "sim/arrivals.h"
 #include "sim/id_queue.h"
+#include "sim/quantum_controller.h"
 #include "sim/quantum_timing.h"
 #include "sim/stall_trace.h"
 #include "sim/worker_heap.h"
@@ -158,7 +159,9 @@ class Engine {
   SimObserver* observer_;
   DispatchSpec spec_;
   uint32_t workers_count_;
-  double quantum_ns_;
+  double quantum_ns_;                    // the next quanta's length (moved by the controller)
+  std::optional<QuantumController> controller_;  // --quantum-us adaptive:MIN:MAX
+  std::vector<RunResult::QuantumDecision> quantum_series_;
   double probe_factor_;
   bool preemptive_ = true;
   PreemptMechanism mechanism_;
@@ -238,6 +241,12 @@ Engine::Engine(const SimConfig& config, const Workload& workload, SimObserver* o
       recorder_(workload.classes().size(), 1.0) {
   if (workers_count_ == 0) throw std::invalid_argument("the simulator needs --workers of at least 1");
   check_model_ranges(config);
+  if (config.run.adaptive_quantum) {
+    const AdaptiveQuantumParams& a = *config.run.adaptive_quantum;
+    if (!(a.period_s > 0) || !std::isfinite(a.period_s)) throw std::invalid_argument("the adaptive quantum's period must be above 0");
+    controller_.emplace(a, config.run.quantum_us, workers_count_);
+    quantum_ns_ = std::clamp(config.run.quantum_us, a.min_us, a.max_us) * 1000.0;
+  }
   const uint32_t w = workers_count_;
   uint32_t slots = cfg_.task_slots ? cfg_.task_slots : 1;
   if (spec_.kind == Kind::kJbsq) slots = std::min(slots, spec_.depth);
@@ -527,6 +536,7 @@ bool Engine::start_next(uint32_t w, double now) {
 }
 
 void Engine::on_arrival(uint32_t id, double now) {
+  if (controller_) controller_->on_arrival(static_cast<double>(requests_[id].service_ns));
   ++in_system_;
   if (in_system_ > peak_in_system_) peak_in_system_ = in_system_;
   Request& arriving = requests_[id];
@@ -598,6 +608,7 @@ void Engine::record_finish(uint32_t id, double now, bool touched) {
                     static_cast<uint64_t>(std::llround(r.service_ns * probe_factor_)), r.service_ns, r.class_index,
                     r.quanta - 1, r.measured, touched});
   if (observer_) observer_->on_finish({r.arrival_ns, now, r.service_ns, r.class_index, r.measured});
+  if (controller_) controller_->on_finish(now - r.arrival_ns);
   ++completed_;
   --in_system_;
   last_finish_ns_ = std::max(last_finish_ns_, now);
@@ -808,6 +819,16 @@ SimResult Engine::run() {
 
   fetch();
   for (;;) {
+    if (controller_) {
+      // The controller's decisions fall between events: each sees the period up to it.
+      const double next_event = have_next_ && (heap_.empty() || due_ns_ <= heap_.top_time()) ? due_ns_
+                                : !heap_.empty()                                           ? heap_.top_time()
+                                                                                            : kForever;
+      while (next_event != kForever && controller_->next_decision_ns() <= next_event) {
+        const uint64_t running = workers_count_ - idle_count_;
+        quantum_ns_ = controller_->decide(in_system_ > running ? in_system_ - running : 0, quantum_series_) * 1000.0;
+      }
+    }
     if (have_next_ && (heap_.empty() || due_ns_ <= heap_.top_time())) {
       const uint32_t id = new_request();
       Request& r = requests_[id];
@@ -856,6 +877,7 @@ SimResult Engine::run() {
   out.signal_switches = signal_switches_;
   out.requeued = requeued_;
   out.dispatcher_requests = dispatcher_requests_;
+  out.quantum_series = std::move(quantum_series_);
   out.classes = std::move(recorder_.classes());
   out.untouched = std::move(recorder_.untouched());
   out.stall_threshold_us = cfg_.stall_threshold_us;

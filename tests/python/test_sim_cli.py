@@ -271,3 +271,29 @@ def test_the_stall_benchmark_records_a_trace_the_simulator_reads(tmp_path):
     assert sim_json("--jobs", "2000", "--workers", "1", "--stalls", str(path))["mode"] == "sim"
     bad = subprocess.run([str(bench), "--trace", "abc"], capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and "abc" in bad.stderr
+
+
+def test_adaptive_quantum_decisions_are_in_the_json():
+    out = sim_json("--workload", "fixed:1", "--workers", "1", "--load", "0.05", "--duration-s", "0.5",
+                   "--quantum-us", "adaptive:2:50:period_s=0.1,k3=6")
+    a = out["adaptive_quantum"]
+    assert (a["min_us"], a["max_us"], a["period_s"], a["k3_us"]) == (2, 50, 0.1, 6)
+    # It starts at MAX (relaxed, as at low load) and low load keeps it there.
+    assert out["config"]["quantum_us"] == 50
+    assert [round(p["at_s"], 6) for p in a["series"]] == [0.1, 0.2, 0.3, 0.4, 0.5][:len(a["series"])]
+    assert len(a["series"]) >= 4
+    assert all(p["low_load"] and p["quantum_us"] == 50 for p in a["series"])
+
+
+@pytest.mark.parametrize("spec, problem", [("adaptive:50:3", "MIN must be below MAX"),
+                                           ("adaptive:2:50:period_s=0", "period_s must be a number from"),
+                                           ("adaptive:2:50:speed=3", "is not KEY=VALUE"),
+                                           ("adaptive:2", "expected adaptive:MIN:MAX")])
+def test_bad_adaptive_quantum_specs_exit_2(spec, problem):
+    proc = quanta("sim", "--quantum-us", spec, *SMALL)
+    assert proc.returncode == 2 and "--quantum-us" in proc.stderr and problem in proc.stderr, proc.stderr
+
+
+def test_run_says_adaptive_quanta_are_simulated_only():
+    proc = quanta("run", "--quantum-us", "adaptive:2:50", "--duration-s", "0.1")
+    assert proc.returncode == 2 and "simulator only so far" in proc.stderr, proc.stderr

@@ -7,6 +7,7 @@
 #include "shared_checks.h"
 #include "io/workload.h"
 #include "linux_options.h"
+#include "policy/adaptive_quantum.h"
 #include "policy/central_policy.h"
 #include "policy/dispatch_policy.h"
 #include "policy/local_policy.h"
@@ -128,10 +129,51 @@ void add_run_options(CLI::App& cmd, RunOptions& o, bool simulated) {
   cmd.add_option("--workers", c.workers,
                  "Worker cores (default: CPUs - 1, here " + std::to_string(max_workers()) + ")")
       ->check(CLI::Range(1u, 4096u));
-  cmd.add_option("--quantum-us", c.quantum_us, "Quantum in microseconds")
-      ->capture_default_str()
-      ->check(finite_number())
-      ->check(CLI::PositiveNumber);
+  if (simulated) {
+    // The simulator also takes LibPreemptible's adaptive controller in place of a number.
+    cmd.add_option_function<std::string>(
+           "--quantum-us",
+           [&c](const std::string& v) {
+             if (!is_adaptive_quantum_spec(v)) {
+               c.quantum_us = std::stod(v);  // checked by the validators below
+               c.adaptive_quantum.reset();
+               return;
+             }
+             try {
+               c.adaptive_quantum = parse_adaptive_quantum(v);
+             } catch (const std::invalid_argument& e) {
+               throw CLI::ValidationError("--quantum-us", e.what());
+             }
+             c.quantum_us = c.adaptive_quantum->max_us;  // it starts relaxed, as at low load
+           },
+           "Quantum in microseconds, or adaptive:MIN:MAX[:KEY=V,...]: LibPreemptible's controller moves it "
+           "between MIN and MAX every period_s (0.1) by the offered load (high 0.9, low 0.1), the queue per worker "
+           "(queue 8) and the tail index of the period's latencies (alpha 2); steps k1, k2 (a quarter of MAX-MIN "
+           "down) and k3 (an eighth up); the decisions are in the JSON (docs/sim.md)")
+        ->default_str("2")
+        ->check(CLI::Validator(
+            [](std::string& text) -> std::string {
+              if (is_adaptive_quantum_spec(text)) return {};
+              std::string copy = text;
+              const std::string finite = finite_number()(copy);
+              if (!finite.empty()) return finite;
+              return std::stod(text) > 0 ? std::string{} : "must be positive, not '" + text + "'";
+            },
+            "Q|adaptive:MIN:MAX"));
+  } else {
+    cmd.add_option("--quantum-us", c.quantum_us, "Quantum in microseconds")
+        ->capture_default_str()
+        ->check(CLI::Validator(
+            [](std::string& text) -> std::string {
+              return is_adaptive_quantum_spec(text)
+                         ? "adaptive quanta run in the simulator only so far (quanta sim); a program can change "
+                           "the runtime's quantum as it runs (quanta_runtime_set_quantum)"
+                         : std::string{};
+            },
+            ""))
+        ->check(finite_number())
+        ->check(CLI::PositiveNumber);
+  }
   cmd.add_option("--local", o.local_list, "Local policy per worker: ps, fcfs, las (comma list: run each)")
       ->capture_default_str();
   cmd.add_option("--dispatch", o.dispatch_list,

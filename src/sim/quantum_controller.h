@@ -1,0 +1,36 @@
+// The simulator's side of --quantum-us adaptive:MIN:MAX: it gathers what LibPreemptible's
+// controller looks at over each update period (offered work, sojourns, the queue at the
+// period's end) and asks the policy (policy/adaptive_quantum.h) for the next quantum.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "experiment/run_result.h"
+#include "policy/adaptive_quantum.h"
+
+namespace quanta {
+
+class QuantumController {
+ public:
+  QuantumController(const AdaptiveQuantumParams& params, double first_quantum_us, uint32_t workers);
+
+  // When the next decision is due (simulated ns).
+  double next_decision_ns() const { return next_ns_; }
+  void on_arrival(double service_ns) { offered_ns_ += service_ns; }
+  void on_finish(double sojourn_ns) { sojourns_us_.push_back(sojourn_ns / 1000.0); }
+  // Decides at next_decision_ns() with `waiting` requests queued behind the running ones;
+  // returns the quantum from now on (us) and appends the decision to `series`.
+  double decide(uint64_t waiting, std::vector<RunResult::QuantumDecision>& series);
+
+ private:
+  AdaptiveQuantumParams params_;
+  double quantum_us_;
+  uint32_t workers_;
+  double period_ns_;
+  double next_ns_;
+  double offered_ns_ = 0;             // service that arrived this period
+  std::vector<double> sojourns_us_;   // of requests that finished this period
+};
+
+}  // namespace quanta
