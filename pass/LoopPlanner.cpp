@@ -1,5 +1,7 @@
 #include "LoopPlanner.h"
 
+#include "Decisions.h"
+
 #include "llvm/ADT/PostOrderIterator.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/IntrinsicInst.h"
@@ -262,23 +264,33 @@ void LoopPlanner::plan() {
     if (maxTrip && uint64_t(maxTrip) * C <= bound_) {
       p.kind = LoopPlan::Static;
       p.staticCost = uint64_t(maxTrip) * C;
+      p.why = "its largest trip count times its iteration cost fits under the bound";
     } else if (2 * C >= bound_ || stride <= 1) {
       p.kind = LoopPlan::Every;
+      p.why = "one iteration costs at least half the bound";
     } else {
       p.stride = stride;
       // Adaptive gaps grow to maxGap iterations: the IV must hold that without wrapping.
       uint64_t widest = AP_ ? maxGap(stride) : stride;
       LoopPlan::Kind strided =
           (ownCount && !lopsided && findIV(L, p, widest)) ? LoopPlan::IVStride : LoopPlan::Counter;
+      p.why = strided == LoopPlan::IVStride
+                  ? (dynamicChildren ? "its dynamic children keep the budget; it counts its own induction variable"
+                                     : "counts iterations on its induction variable")
+              : !ownCount ? "children with dynamic costs charge the function's budget"
+              : lopsided  ? "lopsided: the path every iteration runs costs under half the longest"
+                          : "no induction variable fit to count on";
       if (canVersion(L, p)) {
         p.kind = LoopPlan::Version;
         p.slowKind = strided;
+        p.why = "innermost with a trip count known at entry: a probe-free clone runs short trips";
       } else {
         p.kind = strided;
       }
     }
     if (p.kind != LoopPlan::Static && canPoll(L) && !sharesExitOverChildren(L, p, dynamicChildren)) {
       p.kind = LoopPlan::Poll;
+      p.why = "flag mode, branches of its own and no calls: reads the flag every iteration";
       BasicBlock* latch = L->getLoopLatch();
       p.pollAtLatch = OptFlagPollAt == PollAt::Latch ||
                       (OptFlagPollAt == PollAt::Auto && latch && latch->getSinglePredecessor());
@@ -314,6 +326,7 @@ void LoopPlanner::shareExitTestsUnderPolls() {
     // back to charges every iteration its longest path.
     shared.mandatoryCost = p.iterCost;
     ExitTest t;
+    shared.why = "directly under a polled loop: its exit test carries the probe";
     if (shared.stride > 1 && matchExitTest(L, L->getLoopLatch(), shared, /*general=*/true, t)) p = shared;
   }
 }
@@ -977,7 +990,7 @@ void LoopPlanner::versionLoop(Loop* L, LoopPlan& p) {
   DT_.recalculate(F_);
 }
 
-void LoopPlanner::apply() {
+void LoopPlanner::apply(OptimizationRemarkEmitter* ORE) {
   // Version first: cloning must see the loops before their latches are split.
   for (Loop* L : postorder_) {
     LoopPlan& p = plans_[L];
@@ -985,6 +998,7 @@ void LoopPlanner::apply() {
   }
   for (Loop* L : postorder_) {
     LoopPlan& p = plans_[L];
+    notePlan(ORE, L, p, bound_);
     markingPollNest_ = inPollNest(L);
     switch (p.kind) {
       case LoopPlan::Static: ++stats_.statics; break;

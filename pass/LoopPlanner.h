@@ -41,6 +41,10 @@
 #include "llvm/IR/Dominators.h"
 #include "llvm/IR/ValueHandle.h"
 
+namespace llvm {
+class OptimizationRemarkEmitter;
+}
+
 namespace quanta {
 
 struct LoopPlan {
@@ -67,6 +71,7 @@ struct LoopPlan {
   int64_t step = 0;         // the IV step
   const llvm::SCEV* btc = nullptr;
   bool pollAtLatch = false;  // Poll: read the flag on the back-edge rather than at the top
+  const char* why = "";      // the rule that chose `kind`, for remarks and print<quanta-plan>
 };
 
 // A latch's exit test: the loop goes round while `x stay end` (matchExitTest).
@@ -125,8 +130,12 @@ class LoopPlanner {
   uint64_t entryExtra(llvm::Loop* L) const;
   uint64_t iterCost(llvm::Loop* L) const;
   const LoopPlan* planFor(llvm::Loop* L) const;
-  void apply();
+  // Rewrites the loops as planned; each plan is told to `ORE` (Decisions.h), if given.
+  void apply(llvm::OptimizationRemarkEmitter* ORE = nullptr);
   const LoopStats& stats() const { return stats_; }
+  uint64_t bound() const { return bound_; }
+  // Loops in planning order (children first), for print<quanta-plan>.
+  llvm::ArrayRef<llvm::Loop*> loops() const { return postorder_; }
   // The function's loop budget, if any loop uses one (an alloca until promoted).
   llvm::AllocaInst* budgetSlot() const { return budget_; }
   // The polled loops' flag pointer, if any (an alloca until promoted).
