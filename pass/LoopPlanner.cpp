@@ -5,7 +5,6 @@
 #include "llvm/ADT/PostOrderIterator.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/IntrinsicInst.h"
-#include "llvm/Support/CommandLine.h"
 #include "llvm/IR/InlineAsm.h"
 #include "llvm/Analysis/BranchProbabilityInfo.h"
 #include "llvm/Analysis/CFG.h"
@@ -19,26 +18,6 @@ using namespace llvm;
 
 namespace quanta {
 
-enum class PollAt { Auto, Latch, Top };
-static cl::opt<PollAt> OptFlagPollAt(
-    "quanta-flag-poll-at", cl::init(PollAt::Auto), cl::Hidden,
-    cl::desc("flag mode: where a polled loop reads the flag"),
-    cl::values(clEnumValN(PollAt::Auto, "auto", "at the top where paths meet at the latch, else on the back-edge"),
-               clEnumValN(PollAt::Latch, "latch", "on the back-edge"),
-               clEnumValN(PollAt::Top, "top", "at the top of the header")));
-static cl::opt<bool> OptFlagPoll("quanta-flag-poll", cl::init(true), cl::Hidden,
-                                 cl::desc("flag: branchy call-free loops read the flag every iteration"));
-
-// For comparisons: -quanta-merge-exit=0 keeps the probe's own compare in counted loops.
-static cl::opt<bool> OptMergeExit("quanta-merge-exit", cl::init(true), cl::Hidden,
-                                  cl::desc("share the loop-exit compare with the probe"));
-
-static cl::opt<bool> OptFoldOffset("quanta-fold-offset", cl::init(true), cl::Hidden,
-                                    cl::desc("a shifted exit test's constant offset is kept in the carried distance"));
-
-static cl::opt<bool> OptChargeLikely("quanta-charge-likely-at-latch", cl::init(true), cl::Hidden,
-                                     cl::desc("adaptive budgets: likely blocks are charged with the latch's cost"));
-
 // A loop whose dynamic children all keep the function's budget (and probe on it at their
 // own latches) may stride on its own IV: the bound then holds per probing level, as in
 // any nest. Charging the budget too costs the parent a subtract and branch on every
@@ -47,12 +26,7 @@ static cl::opt<bool> OptChargeLikely("quanta-charge-likely-at-latch", cl::init(t
 // flight: ~10% there. Not over strided children: those would then carry their distance
 // across entries instead of starting a fresh stride (flag mode: +0.5 points of
 // instructions on matmul, lu, kmeans, nbody), nor over a short-loop fast path, which
-// charges the budget for its parent to check.
-static cl::opt<bool> OptStrideOverChildren("quanta-stride-over-children", cl::init(true), cl::Hidden,
-                                           cl::desc("a loop whose dynamic children all keep the budget strides on its IV"));
-
-static cl::opt<bool> OptPollYieldsToExit("quanta-flag-poll-yields-to-exit", cl::init(true), cl::Hidden,
-                                         cl::desc("flag: a loop over budgeted children shares its exit test rather than polling"));
+// charges the budget for its parent to check. (Config::Comparisons::strideOverChildren.)
 
 // Clone at most this many instructions for a short-loop fast path.
 static constexpr unsigned kMaxVersionedInsts = 400;
@@ -140,7 +114,7 @@ uint64_t LoopPlanner::computeMandatoryCost(Loop* L) const {
 // from a common one (50/50 without a profile) still charges itself.
 void LoopPlanner::chargeLikelyAtLatch(Loop* L, LoopPlan& p) {
   BasicBlock* latch = L->getLoopLatch();
-  if (!AP_ || !OptChargeLikely || !latch) return;
+  if (!AP_ || !latch) return;
   if (!bfi_) {
     bpi_ = std::make_unique<BranchProbabilityInfo>(F_, LI_);
     bfi_ = std::make_unique<BlockFrequencyInfo>(F_, *bpi_, LI_);
@@ -252,8 +226,8 @@ void LoopPlanner::plan() {
       if (ck != LoopPlan::Static) dynamicChildren = true;
       if (ck != LoopPlan::Static && ck != LoopPlan::Counter) allBudgeted = false;
     }
-    // Whether L may count its own iterations (OptStrideOverChildren).
-    const bool ownCount = !dynamicChildren || (OptStrideOverChildren && allBudgeted);
+    // Whether L may count its own iterations (above).
+    const bool ownCount = !dynamicChildren || (cfg_.compare.strideOverChildren && allBudgeted);
 
     unsigned maxTrip = SE_.getSmallConstantMaxTripCount(L);
     uint64_t stride = nearPow2(bound_ / C);
@@ -292,8 +266,8 @@ void LoopPlanner::plan() {
       p.kind = LoopPlan::Poll;
       p.why = "flag mode, branches of its own and no calls: reads the flag every iteration";
       BasicBlock* latch = L->getLoopLatch();
-      p.pollAtLatch = OptFlagPollAt == PollAt::Latch ||
-                      (OptFlagPollAt == PollAt::Auto && latch && latch->getSinglePredecessor());
+      const PollAt at = cfg_.compare.flagPollAt;
+      p.pollAtLatch = at == PollAt::Latch || (at == PollAt::Auto && latch && latch->getSinglePredecessor());
     }
     if (p.kind == LoopPlan::Counter || (p.kind == LoopPlan::Version && p.slowKind == LoopPlan::Counter))
       chargeLikelyAtLatch(L, p);
@@ -301,7 +275,7 @@ void LoopPlanner::plan() {
   }
   shareExitTestsUnderPolls();
   // A chain's second loop relies on its shared exit test and its folded offset.
-  if (OptMergeExit && OptFoldOffset) chainScans();
+  if (cfg_.compare.mergeExit) chainScans();
 }
 
 // A loop directly inside a polled loop starts a whole stride on each entry, so a probe
@@ -311,7 +285,7 @@ void LoopPlanner::plan() {
 // entered on every iteration would pay a distance loaded and stored per entry instead
 // (lu's vectorized inner loop under a polled middle loop: +2 points of instructions).
 void LoopPlanner::shareExitTestsUnderPolls() {
-  if (AP_ || !OptMergeExit) return;
+  if (AP_ || !cfg_.compare.mergeExit) return;
   for (Loop* L : postorder_) {
     Loop* parent = L->getParentLoop();
     LoopPlan& p = plans_[L];
@@ -335,7 +309,7 @@ void LoopPlanner::shareExitTestsUnderPolls() {
 // a probe's slow path may switch threads (no calls), and that has branches of its own
 // besides the latch's (a loop without them predicts its stride's branch well enough).
 bool LoopPlanner::canPoll(Loop* L) const {
-  if (cfg_.mode != Mode::Flag || !OptFlagPoll || !L->getLoopPreheader() || L->getHeader()->isEHPad())
+  if (cfg_.mode != Mode::Flag || !L->getLoopPreheader() || L->getHeader()->isEHPad())
     return false;
   bool branchy = false;
   for (BasicBlock* BB : L->blocks()) {
@@ -348,12 +322,14 @@ bool LoopPlanner::canPoll(Loop* L) const {
   return branchy;
 }
 
-// Flag mode: a loop striding over budgeted children (OptStrideOverChildren) whose exit
+// Flag mode: a loop striding over budgeted children (strideOverChildren) whose exit
 // test can carry its probe is not polled: the probe then adds nothing to an iteration,
 // where a poll adds a load, compare and branch (hash_lookup's outer loop: ~15% with the
 // poll; its iterations overlap their misses, so every instruction counts).
 bool LoopPlanner::sharesExitOverChildren(Loop* L, const LoopPlan& p, bool dynamicChildren) const {
-  if (!dynamicChildren || p.kind != LoopPlan::IVStride || !OptMergeExit || !OptPollYieldsToExit) return false;
+  if (!dynamicChildren || p.kind != LoopPlan::IVStride || !cfg_.compare.mergeExit ||
+      !cfg_.compare.pollYieldsToExit)
+    return false;
   ExitTest t;
   return L->getLoopLatch() && exitShare(L, p, L->getLoopLatch(), /*freshStride=*/false, t) != ExitShare::None;
 }
@@ -408,13 +384,6 @@ AllocaInst* LoopPlanner::budget() {
   return budget_;
 }
 
-
-static cl::opt<bool> OptBackedgeBudget("quanta-backedge-budget", cl::init(true), cl::Hidden,
-                                       cl::desc("check the loop budget on the back-edge, after the exit test"));
-
-static cl::opt<unsigned> OptHeaderBudget("quanta-header-budget", cl::init(2), cl::Hidden,
-                                         cl::desc("loop budget at the header: 0 never, 1 always, 2 when paths meet at the latch"));
-
 // Puts the probe decision on the single latch, right before the back-edge branch.
 void LoopPlanner::strideLatch(Loop* L, LoopPlan& p, LoopPlan::Kind kind) {
   SmallVector<BasicBlock*, 4> latches;
@@ -433,7 +402,7 @@ void LoopPlanner::strideLatch(Loop* L, LoopPlan& p, LoopPlan::Kind kind) {
       continue;
     }
     // Flag mode: a counted loop's fixed stride shares the exit compare too.
-    if (kind == LoopPlan::IVStride && latches.size() == 1 && OptMergeExit && adaptiveExitLatch(L, p, latch))
+    if (kind == LoopPlan::IVStride && latches.size() == 1 && cfg_.compare.mergeExit && adaptiveExitLatch(L, p, latch))
       continue;
     // A fixed stride counted from this entry's start: enough where entries need not add up
     // (a top-level loop, or one whose parent polls on every iteration).
@@ -453,11 +422,11 @@ void LoopPlanner::strideLatch(Loop* L, LoopPlan& p, LoopPlan::Kind kind) {
       // more taken jump on each of them: the check goes to the top of the header instead
       // (still after the previous iteration's exit test). A single-path latch keeps it on
       // the split back-edge.
-      bool atHeader = OptHeaderBudget == 1 || (OptHeaderBudget == 2 && !latch->getSinglePredecessor());
+      bool atHeader = !latch->getSinglePredecessor();
       if (atHeader && latches.size() == 1 && latch != L->getHeader()) {
         term = &*L->getHeader()->getFirstInsertionPt();
         B.SetInsertPoint(term);
-      } else if (OptBackedgeBudget) {
+      } else {
         auto* br = dyn_cast<BranchInst>(term);
         if (br && br->isConditional() && !isa<IndirectBrInst>(term)) {
           BasicBlock* edge = SplitEdge(latch, L->getHeader(), &DT_, &LI_);
@@ -669,7 +638,7 @@ bool LoopPlanner::adaptiveExitLatch(Loop* L, LoopPlan& p, BasicBlock* latch) {
   // the distance kept across entries: the slot holds `probe.at - iv` rather than
   // `probe.at - x`, so an entry adds it to the IV's start and an exit subtracts the IV,
   // one instruction each instead of two (word_count: each word enters and leaves).
-  const bool foldOff = constOff && !saturate && !freshStride && !charge && OptFoldOffset;
+  const bool foldOff = constOff && !saturate && !freshStride && !charge;
   const int64_t offC = foldOff ? constOff->getAPInt().getSExtValue() : 0;
   // A scan chain's loop keeps the chain's slot when it means what this test counts: from
   // the IV's next value (narrow) or from the IV before the step (offset -step folded).
@@ -886,7 +855,7 @@ void LoopPlanner::saveLeftOnExits(Loop* L, ArrayRef<BasicBlock*> exiting, Alloca
 // The IV is compared with probe.at, a header PHI that each probe moves `gap` steps ahead
 // of the IV (adaptive sites: the helper's gap; fixed strides: the stride).
 void LoopPlanner::ivLatch(Loop* L, LoopPlan& p, BasicBlock* latch) {
-  if (OptMergeExit && adaptiveExitLatch(L, p, latch)) return;
+  if (cfg_.compare.mergeExit && adaptiveExitLatch(L, p, latch)) return;
   const SmallVector<BasicBlock*, 4> otherExits = exitingBlocksBesides(L, latch);
   BasicBlock* pre = L->getLoopPreheader();
   Type* ty = p.ivNext->getType();

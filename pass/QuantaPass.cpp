@@ -15,7 +15,6 @@
 #include "llvm/Analysis/OptimizationRemarkEmitter.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/Module.h"
-#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Transforms/Utils/Cloning.h"
@@ -27,11 +26,6 @@
 using namespace llvm;
 
 namespace quanta {
-
-// For comparisons with the placement before call summaries: calls to instrumented
-// functions cost 1 and no function gets an entry probe for being on a call-graph cycle.
-static cl::opt<bool> OptCallSummaries("quanta-call-summaries", cl::init(true), cl::Hidden,
-                                      cl::desc("clock mode: charge calls by their callees' probe-free stretches"));
 
 // Functions tagged QUANTA_NO_PREEMPT: clang records annotate("...") in
 // llvm.global.annotations as { ptr function, ptr string, ptr file, i32 line, ptr args }.
@@ -142,7 +136,7 @@ bool QuantaPass::instrument(Module& M, FunctionAnalysisManager& FAM, raw_ostream
   // Clock mode: a call to a function placed before it runs on the caller's paths by that
   // function's summary; one not placed yet is on the caller's own call-graph cycle, so it
   // probes at entry and may leave up to the bound behind it when it returns.
-  bool summaries = cfg.mode == Mode::Clock && !lockOnly_ && OptCallSummaries;
+  bool summaries = cfg.mode == Mode::Clock && !lockOnly_ && cfg.compare.callSummaries;
   if (summaries) CM.useSummaries(CallSummary{0, cfg.bound, std::nullopt});
   ProbeEmitter PE(M, cfg);
   AdaptiveProbe AP(M, cfg, PE);
