@@ -50,6 +50,12 @@ static const char* kindName(LoopPlan::Kind k) {
   return "?";
 }
 
+void printLoopName(raw_ostream& os, Loop* L) {
+  // clang discards value names outside debug builds: the header's slot number then.
+  if (L->getHeader()->hasName()) os << L->getHeader()->getName();
+  else L->getHeader()->printAsOperand(os, /*PrintType=*/false);
+}
+
 void describePlan(raw_ostream& os, const LoopPlan& p, uint64_t bound) {
   os << kindName(p.kind);
   if (p.kind == LoopPlan::Version) os << " (long trips: " << kindName(p.slowKind) << ")";
@@ -72,11 +78,14 @@ void notePlan(OptimizationRemarkEmitter* ORE, Loop* L, const LoopPlan& p, uint64
     case LoopPlan::Poll: ++NumLoopPolled; break;
   }
   if (!ORE) return;
-  std::string text;
-  raw_string_ostream os(text);
-  os << "loop " << L->getHeader()->getName() << ": ";
-  describePlan(os, p, bound);
+  // The text is built only when remarks are on: naming an unnamed block numbers the function.
   ORE->emit([&] {
+    std::string text;
+    raw_string_ostream os(text);
+    os << "loop ";
+    printLoopName(os, L);
+    os << ": ";
+    describePlan(os, p, bound);
     return OptimizationRemark(DEBUG_TYPE, (Twine("Loop") + kindName(p.kind)).str(), L->getStartLoc(),
                               L->getHeader())
            << text;

@@ -27,6 +27,8 @@ enum class Cut {
   Cycle,       // the function is on a call-graph cycle: a probe at its entry
 };
 
+// The loop's header block: its name, or its slot number (%5) when names were discarded.
+void printLoopName(llvm::raw_ostream& os, llvm::Loop* L);
 // A loop's plan as one line: "IVStride stride=8 iter-cost=120 bound=1000: <why>".
 void describePlan(llvm::raw_ostream& os, const LoopPlan& p, uint64_t bound);
 

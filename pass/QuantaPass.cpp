@@ -96,7 +96,9 @@ static void printPlans(raw_ostream& os, Function& F, LoopInfo& LI, const LoopPla
   if (loops.loops().empty()) os << "  no loops\n";
   for (Loop* top : LI)
     for (Loop* L : depth_first(top)) {
-      os.indent(2 * L->getLoopDepth()) << "loop " << L->getHeader()->getName() << ": ";
+      os.indent(2 * L->getLoopDepth()) << "loop ";
+      printLoopName(os, L);
+      os << ": ";
       describePlan(os, *loops.planFor(L), loops.bound());
       os << "\n";
     }
