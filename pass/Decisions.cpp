@@ -92,6 +92,12 @@ void notePlan(OptimizationRemarkEmitter* ORE, Loop* L, const LoopPlan& p, uint64
   });
 }
 
+// A remark at `at`'s location; the emitter builds it only when remarks are on.
+template <typename Remark = OptimizationRemark>
+static void remark(OptimizationRemarkEmitter* ORE, const char* name, Instruction* at, StringRef text) {
+  if (ORE) ORE->emit([&] { return Remark(DEBUG_TYPE, name, at->getDebugLoc(), at->getParent()) << text; });
+}
+
 void noteCut(OptimizationRemarkEmitter* ORE, Instruction* at, Cut why, uint64_t detail, uint64_t bound) {
   const char* name = "ProbePath";
   std::string text;
@@ -124,35 +130,23 @@ void noteCut(OptimizationRemarkEmitter* ORE, Instruction* at, Cut why, uint64_t 
       os << "entry probe: " << at->getFunction()->getName() << " is on a call-graph cycle";
       break;
   }
-  if (ORE)
-    ORE->emit([&] { return OptimizationRemark(DEBUG_TYPE, name, at->getDebugLoc(), at->getParent()) << text; });
+  remark(ORE, name, at, text);
 }
 
 void noteFlagEntry(OptimizationRemarkEmitter* ORE, Instruction* at) {
   ++NumFlagEntry;
-  if (ORE)
-    ORE->emit([&] {
-      return OptimizationRemark(DEBUG_TYPE, "FlagEntryProbe", at->getDebugLoc(), at->getParent())
-             << "entry probe: the function has loops or calls, or costs at least the minimum";
-    });
+  remark(ORE, "FlagEntryProbe", at, "entry probe: the function has loops or calls, or costs at least the minimum");
 }
 
 void noteFlagAfterCall(OptimizationRemarkEmitter* ORE, Instruction* call) {
   ++NumFlagAfterCall;
-  if (ORE)
-    ORE->emit([&] {
-      return OptimizationRemark(DEBUG_TYPE, "FlagProbeAfterCall", call->getDebugLoc(), call->getParent())
-             << "probe after a call into code the pass does not see";
-    });
+  remark(ORE, "FlagProbeAfterCall", call, "probe after a call into code the pass does not see");
 }
 
 void noteNoProbeAfterLock(OptimizationRemarkEmitter* ORE, Instruction* call) {
   ++NumNoProbeAfterLock;
-  if (ORE)
-    ORE->emit([&] {
-      return OptimizationRemarkMissed(DEBUG_TYPE, "NoProbeAfterLock", call->getDebugLoc(), call->getParent())
-             << "no probe after a lock call: preemption is disabled around it";
-    });
+  remark<OptimizationRemarkMissed>(ORE, "NoProbeAfterLock", call,
+                                   "no probe after a lock call: preemption is disabled around it");
 }
 
 void noteLockSites(OptimizationRemarkEmitter* ORE, Function& F, unsigned n) {
