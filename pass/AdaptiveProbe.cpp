@@ -4,7 +4,6 @@
 #include "llvm/IR/Intrinsics.h"
 #include "llvm/IR/IntrinsicsX86.h"
 #include "llvm/TargetParser/Triple.h"
-#include "llvm/Support/CommandLine.h"
 
 using namespace llvm;
 
@@ -33,12 +32,6 @@ static constexpr uint64_t kSerialLead = 1024;
 // Keeps target * gap in 64 bits: target is at most the cycle cap (checked at load time to
 // be < 2^32), gap is clamped to 2^31.
 static constexpr uint64_t kMaxMeasuredGap = uint64_t(1) << 31;
-
-static cl::opt<bool> OptSiteInAsm("quanta-site-in-asm", cl::init(true), cl::Hidden,
-                                  cl::desc("x86: compute a probe site's address at its call, out of reach of LICM"));
-
-static cl::opt<bool> OptSlowerOfTwo("quanta-rate-slower-of-two", cl::init(true), cl::Hidden,
-                                    cl::desc("adaptive probes: plan with the slower of the last two gaps' speeds"));
 
 static Value* word(IRBuilder<>& B, Value* site, unsigned i) {
   return B.CreateConstInBoundsGEP1_32(B.getInt64Ty(), site, i);
@@ -85,9 +78,9 @@ Value* AdaptiveProbe::planGap(IRBuilder<>& B, Value* site, Value* measuredAt, Va
   Value* prevUnits = B.CreateLoad(i64, prevUnitsW);
   B.CreateStore(took, prevTookW);
   B.CreateStore(B.CreateSelect(known, units, B.getInt64(0)), prevUnitsW);
-  Value* prevSlower = B.CreateAnd(B.getInt1(OptSlowerOfTwo), B.CreateAnd(B.CreateICmpNE(prevUnits, B.getInt64(0)),
+  Value* prevSlower = B.CreateAnd(B.CreateICmpNE(prevUnits, B.getInt64(0)),
                                   B.CreateICmpUGT(B.CreateMul(B.CreateMul(prevTook, units), B.getInt64(kSlowerNum)),
-                                                  B.CreateMul(B.CreateMul(took, prevUnits), B.getInt64(kSlowerDen)))));
+                                                  B.CreateMul(B.CreateMul(took, prevUnits), B.getInt64(kSlowerDen))));
   took = B.CreateSelect(prevSlower, prevTook, took);
   units = B.CreateSelect(prevSlower, prevUnits, units);
   // Aimed at `deadline` (the site's yield time, see helper()): gap = left * units / took + 1
@@ -250,7 +243,7 @@ Function* AdaptiveProbe::helper() {
 
 Value* AdaptiveProbe::probe(IRBuilder<>& B, Value* site, uint64_t staticGap, uint64_t maxGap,
                             Value* overshoot) {
-  if (OptSiteInAsm && Triple(M_.getTargetTriple()).isX86()) {
+  if (Triple(M_.getTargetTriple()).isX86()) {
     // The site's address is a constant offset from the stack pointer, but machine LICM
     // hoists any such address out of the loop, and the register allocator keeps it in a
     // register there: with a few sites per nest, the loop's own values spill instead

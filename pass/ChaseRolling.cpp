@@ -4,14 +4,10 @@
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/Metadata.h"
-#include "llvm/Support/CommandLine.h"
 
 using namespace llvm;
 
 namespace quanta {
-
-static cl::opt<bool> OptChaseRolled("quanta-keep-chases-rolled", cl::init(true), cl::Hidden,
-                                    cl::desc("clock mode: pointer-chasing loops are not unrolled"));
 
 // The address `addr` is `p` plus constant offsets (a field of *p).
 static bool basedOn(Value* addr, Value* p) {
@@ -52,7 +48,7 @@ static void disableUnroll(Loop* L) {
 PreservedAnalyses ChaseRollingPass::run(Function& F, FunctionAnalysisManager& FAM) {
   if (!enabled_) {  // once per pipeline: the configuration does not change within it
     enabled_ = forced_;
-    if (!forced_ && OptChaseRolled) {
+    if (!forced_) {
       // A bad setting is reported once, by the module pass; here it only turns this off.
       std::string badSetting;
       Config cfg = loadConfig(badSetting);

@@ -34,6 +34,23 @@ static cl::opt<bool> OptStats("quanta-stats", cl::desc("print probe counts per m
 static cl::opt<std::string> OptStatsFile("quanta-stats-file",
                                          cl::desc("append the per-module probe counts to this file instead of stderr"));
 
+// Comparisons (Config.h): hidden, no variables.
+static cl::opt<bool> OptCallSummaries("quanta-call-summaries", cl::init(true), cl::Hidden,
+                                      cl::desc("clock mode: charge calls by their callees' probe-free stretches"));
+static cl::opt<bool> OptMergeExit("quanta-merge-exit", cl::init(true), cl::Hidden,
+                                  cl::desc("share the loop-exit compare with the probe"));
+static cl::opt<bool> OptChainScans("quanta-chain-scans", cl::init(true), cl::Hidden,
+                                   cl::desc("clock, adaptive: sibling loops that walk one IV share their probe distance"));
+static cl::opt<bool> OptStrideOverChildren("quanta-stride-over-children", cl::init(true), cl::Hidden,
+                                           cl::desc("a loop whose dynamic children all keep the budget strides on its IV"));
+static cl::opt<bool> OptPollYieldsToExit("quanta-flag-poll-yields-to-exit", cl::init(true), cl::Hidden,
+                                         cl::desc("flag: a loop over budgeted children shares its exit test rather than polling"));
+static cl::opt<PollAt> OptFlagPollAt(
+    "quanta-flag-poll-at", cl::init(PollAt::Auto), cl::Hidden, cl::desc("flag mode: where a polled loop reads the flag"),
+    cl::values(clEnumValN(PollAt::Auto, "auto", "at the top where paths meet at the latch, else on the back-edge"),
+               clEnumValN(PollAt::Latch, "latch", "on the back-edge"),
+               clEnumValN(PollAt::Top, "top", "at the top of the header")));
+
 const char* modeName(Mode m) {
   switch (m) {
     case Mode::None: return "none";
@@ -149,6 +166,8 @@ Config loadConfig(std::string& error) {
   }
   // Naming a file asks for the numbers: QUANTA_STATS need not be set as well.
   if (!c.statsFile.empty()) c.stats = true;
+  c.compare = Comparisons{OptCallSummaries, OptMergeExit, OptChainScans, OptStrideOverChildren, OptPollYieldsToExit,
+                          OptFlagPollAt};
   error = r.error;
   return c;
 }

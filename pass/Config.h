@@ -14,6 +14,28 @@ enum class Mode { None = 0, Clock = 1, Flag = 2, Counter = 3 };
 
 const char* modeName(Mode m);
 
+// Flag mode: where a polled loop reads the flag.
+enum class PollAt { Auto, Latch, Top };
+
+// Switches that turn one placement rule off, so that a test or a measurement can show what
+// the rule changes. Hidden options with no environment variable: not configuration.
+struct Comparisons {
+  // -quanta-call-summaries=0: a call to an instrumented function costs 1, and no function
+  // probes at entry for being on a call-graph cycle (the placement before summaries).
+  bool callSummaries = true;
+  // -quanta-merge-exit=0: counted loops keep a compare of their own for the probe instead
+  // of sharing the loop's exit test.
+  bool mergeExit = true;
+  // -quanta-chain-scans=0: sibling scanning loops keep a distance and a site each.
+  bool chainScans = true;
+  // -quanta-stride-over-children=0: a loop over budgeted children charges the budget too.
+  bool strideOverChildren = true;
+  // -quanta-flag-poll-yields-to-exit=0: flag mode polls such a loop instead.
+  bool pollYieldsToExit = true;
+  // -quanta-flag-poll-at=latch|top: one place for every polled loop's read.
+  PollAt flagPollAt = PollAt::Auto;
+};
+
 struct Config {
   Mode mode = Mode::Clock;
   // Clock mode: longest probe-free path, in IR instructions (the bound B).
@@ -45,6 +67,7 @@ struct Config {
   std::string statsFile;
   // The option or variable statsFile came from, for error messages.
   std::string statsFileSetting;
+  Comparisons compare;
 };
 
 // Reads the options and environment. A value that does not parse or is out of range

@@ -46,6 +46,10 @@ class CostModel {
   // and what such a callee leaves probe-free before returning is not known yet.
   void useSummaries(const CallSummary& unplaced) { unplaced_ = unplaced; }
   void setSummary(const llvm::Function* F, const CallSummary& s) { summaries_[F] = s; }
+  const CallSummary* summaryOf(const llvm::Function* F) const {
+    auto it = summaries_.find(F);
+    return it == summaries_.end() ? nullptr : &it->second;
+  }
   // The summary for a direct call to an instrumented function, if summaries are in use.
   std::optional<CallSummary> callSummary(const llvm::CallBase& CB) const;
 

@@ -33,13 +33,19 @@
 #include "Config.h"
 #include "CostModel.h"
 #include "ProbeEmitter.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Analysis/BlockFrequencyInfo.h"
 #include "llvm/Analysis/BranchProbabilityInfo.h"
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/Analysis/ScalarEvolution.h"
 #include "llvm/IR/Dominators.h"
+#include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/ValueHandle.h"
+
+namespace llvm {
+class OptimizationRemarkEmitter;
+}
 
 namespace quanta {
 
@@ -67,6 +73,7 @@ struct LoopPlan {
   int64_t step = 0;         // the IV step
   const llvm::SCEV* btc = nullptr;
   bool pollAtLatch = false;  // Poll: read the flag on the back-edge rather than at the top
+  const char* why = "";      // the rule that chose `kind`, for remarks and print<quanta-plan>
 };
 
 // A latch's exit test: the loop goes round while `x stay end` (matchExitTest).
@@ -113,6 +120,14 @@ struct LoopStats {
   unsigned adaptiveProbes = 0;  // probe sites expanded here (helper calls), not markers
 };
 
+// Nearest power of two (in log scale): flooring alone would probe up to twice as often as
+// the bound asks.
+inline uint64_t nearPow2(uint64_t x) {
+  if (x <= 1) return x;
+  uint64_t lo = uint64_t(1) << llvm::Log2_64(x);
+  return (x - lo < 2 * lo - x) ? lo : 2 * lo;
+}
+
 class LoopPlanner {
  public:
   LoopPlanner(llvm::Function& F, llvm::LoopInfo& LI, llvm::ScalarEvolution& SE,
@@ -125,8 +140,12 @@ class LoopPlanner {
   uint64_t entryExtra(llvm::Loop* L) const;
   uint64_t iterCost(llvm::Loop* L) const;
   const LoopPlan* planFor(llvm::Loop* L) const;
-  void apply();
+  // Rewrites the loops as planned; each plan is told to `ORE` (Decisions.h), if given.
+  void apply(llvm::OptimizationRemarkEmitter* ORE = nullptr);
   const LoopStats& stats() const { return stats_; }
+  uint64_t bound() const { return bound_; }
+  // Loops in planning order (children first), for print<quanta-plan>.
+  llvm::ArrayRef<llvm::Loop*> loops() const { return postorder_; }
   // The function's loop budget, if any loop uses one (an alloca until promoted).
   llvm::AllocaInst* budgetSlot() const { return budget_; }
   // The polled loops' flag pointer, if any (an alloca until promoted).
@@ -149,15 +168,18 @@ class LoopPlanner {
   bool canVersion(llvm::Loop* L, LoopPlan& p);
   void versionLoop(llvm::Loop* L, LoopPlan& p);
   void strideLatch(llvm::Loop* L, LoopPlan& p, LoopPlan::Kind kind);
+  // LoopBudget.cpp
+  void budgetLatch(llvm::Loop* L, LoopPlan& p, llvm::BasicBlock* latch, bool singleLatch);
   llvm::AllocaInst* budget();
   void ivLatch(llvm::Loop* L, LoopPlan& p, llvm::BasicBlock* latch);
   bool accountsEntries(llvm::Loop* L) const;
   bool chargesParent(llvm::Loop* L) const;
   // Runs `emit(builder, from)` on every edge from a block of `exiting` out of L.
-  template <typename EmitAt>
-  void onExitEdges(llvm::Loop* L, llvm::ArrayRef<llvm::BasicBlock*> exiting, EmitAt emit);
-  template <typename IVAt>
-  void chargeParentOnExits(llvm::Loop* L, llvm::ArrayRef<llvm::BasicBlock*> exiting, const LoopPlan& p, IVAt ivAt);
+  void onExitEdges(llvm::Loop* L, llvm::ArrayRef<llvm::BasicBlock*> exiting,
+                   llvm::function_ref<void(llvm::IRBuilder<>&, llvm::BasicBlock*)> emit);
+  // `ivAt(from)`: the IV value an exit from `from` counts the entry's iterations with.
+  void chargeParentOnExits(llvm::Loop* L, llvm::ArrayRef<llvm::BasicBlock*> exiting, const LoopPlan& p,
+                           llvm::function_ref<llvm::Value*(llvm::BasicBlock*)> ivAt);
   llvm::SmallVector<llvm::BasicBlock*, 4> exitingBlocksBesides(llvm::Loop* L, llvm::BasicBlock* latch) const;
   // `off`: what the probe's IV values add to the IV (null: nothing).
   void saveLeftOnExits(llvm::Loop* L, llvm::ArrayRef<llvm::BasicBlock*> exiting, llvm::AllocaInst* slot,

@@ -2,6 +2,7 @@
 
 #include <optional>
 
+#include "Decisions.h"
 #include "LockGuard.h"
 #include "llvm/ADT/PostOrderIterator.h"
 #include "llvm/IR/IntrinsicInst.h"
@@ -23,11 +24,16 @@ struct Walk {
   const CostModel& CM;
   uint64_t bound;
   bool indirectReenters;
-  SmallVector<Instruction*, 16> cuts;
+  struct Placed {
+    Instruction* at;
+    Cut why;
+    uint64_t detail;  // for the remark: the path before it, or the callee's unprobed start
+  };
+  SmallVector<Placed, 16> cuts;
   CallSummary summary;
 
-  void cut(Instruction* at, Reach& r) {
-    cuts.push_back(at);
+  void cut(Instruction* at, Reach& r, Cut why, uint64_t detail) {
+    cuts.push_back({at, why, detail});
     r.any = 0;
     r.fromEntry.reset();
   }
@@ -44,7 +50,7 @@ struct Walk {
     if (!s) {
       uint64_t c = CM.instCost(I);
       if (!c) return;
-      if (r.any + c > bound && r.any > 0 && !I.isEHPad() && !isa<PHINode>(I)) cut(&I, r);
+      if (r.any + c > bound && r.any > 0 && !I.isEHPad() && !isa<PHINode>(I)) cut(&I, r, Cut::Path, r.any);
       add(r, c);
       // An indirect call that may come back into this function's cycle returns with what
       // that callee left unprobed, not known here: as after a direct call within the
@@ -56,7 +62,7 @@ struct Walk {
     // The callee runs `entry` before its first probe. The call's own unit is charged only
     // to a path that runs through the callee unprobed: a callee that probes first needs
     // no probe before the call, and its `exit` already counts its return.
-    if (r.any > 0 && r.any + s->entry > bound) cut(&I, r);
+    if (r.any > 0 && r.any + s->entry > bound) cut(&I, r, Cut::BeforeCall, s->entry);
     if (r.fromEntry) summary.entry = std::max(summary.entry, *r.fromEntry + s->entry);
     Reach after;
     after.any = s->exit;
@@ -73,7 +79,8 @@ struct Walk {
 }  // namespace
 
 CallSummary placeBoundedPaths(Function& F, LoopInfo& LI, const LoopPlanner& loops, const CostModel& CM,
-                              ProbeEmitter& PE, uint64_t bound, bool entryProbe, bool indirectReenters) {
+                              ProbeEmitter& PE, uint64_t bound, bool entryProbe, bool indirectReenters,
+                              OptimizationRemarkEmitter* ORE) {
   Walk w{CM, bound, indirectReenters, {}, {}};
   DenseMap<BasicBlock*, Reach> out;
   ReversePostOrderTraversal<Function*> rpo(&F);
@@ -86,7 +93,7 @@ CallSummary placeBoundedPaths(Function& F, LoopInfo& LI, const LoopPlanner& loop
       if (entryProbe) {
         BasicBlock::iterator at = BB->getFirstInsertionPt();
         while (isa<AllocaInst>(*at) || isa<DbgInfoIntrinsic>(*at)) ++at;
-        w.cut(&*at, in);
+        w.cut(&*at, in, Cut::Cycle, 0);
       }
     }
     for (BasicBlock* P : predecessors(BB)) {
@@ -99,7 +106,7 @@ CallSummary placeBoundedPaths(Function& F, LoopInfo& LI, const LoopPlanner& loop
     if (L && L->getHeader() == BB) {
       uint64_t extra = loops.entryExtra(L);
       if (in.any > 0 && in.any + extra + loops.iterCost(L) > bound) {
-        if (BasicBlock* pre = L->getLoopPreheader()) w.cut(pre->getTerminator(), in);
+        if (BasicBlock* pre = L->getLoopPreheader()) w.cut(pre->getTerminator(), in, Cut::LoopEntry, in.any);
       }
       w.add(in, extra);
     }
@@ -111,7 +118,10 @@ CallSummary placeBoundedPaths(Function& F, LoopInfo& LI, const LoopPlanner& loop
     }
     out[BB] = r;
   }
-  for (Instruction* I : w.cuts) PE.mark(I);
+  for (const Walk::Placed& c : w.cuts) {
+    noteCut(ORE, c.at, c.why, c.detail, bound);
+    PE.mark(c.at);
+  }
   return w.summary;
 }
 
@@ -128,17 +138,26 @@ static bool isNonTrivial(Function& F, LoopInfo& LI, const CostModel& CM, uint64_
 }
 
 unsigned placeFlagPoints(Function& F, LoopInfo& LI, const CostModel& CM, ProbeEmitter& PE,
-                         uint64_t minFnCost) {
+                         uint64_t minFnCost, OptimizationRemarkEmitter* ORE) {
   SmallVector<Instruction*, 16> at;
-  if (isNonTrivial(F, LI, CM, minFnCost)) at.push_back(&*F.getEntryBlock().getFirstInsertionPt());
+  if (isNonTrivial(F, LI, CM, minFnCost)) {
+    at.push_back(&*F.getEntryBlock().getFirstInsertionPt());
+    noteFlagEntry(ORE, at.back());
+  }
   for (BasicBlock& BB : F)
     for (Instruction& I : BB) {
       auto* CI = dyn_cast<CallInst>(&I);
       if (!CI || !CM.isExternalCall(*CI) || CI->doesNotReturn()) continue;
       if (Function* callee = CI->getCalledFunction())
-        if (lockRole(callee->getName()) != LockRole::None) continue;
+        if (lockRole(callee->getName()) != LockRole::None) {
+          noteNoProbeAfterLock(ORE, CI);
+          continue;
+        }
       Instruction* next = CI->getNextNode();
-      if (next && !next->isEHPad()) at.push_back(next);
+      if (next && !next->isEHPad()) {
+        at.push_back(next);
+        noteFlagAfterCall(ORE, CI);
+      }
     }
   for (Instruction* I : at) PE.mark(I);
   return at.size();

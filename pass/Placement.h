@@ -5,6 +5,10 @@
 #include "LoopPlanner.h"
 #include "ProbeEmitter.h"
 
+namespace llvm {
+class OptimizationRemarkEmitter;
+}
+
 namespace quanta {
 
 // Clock mode: walks the CFG in reverse post-order with back-edges removed, tracking the
@@ -18,11 +22,12 @@ namespace quanta {
 // cycle. Returns F's own summary, as its callers will charge it.
 CallSummary placeBoundedPaths(llvm::Function& F, llvm::LoopInfo& LI, const LoopPlanner& loops,
                               const CostModel& CM, ProbeEmitter& PE, uint64_t bound, bool entryProbe,
-                              bool indirectReenters);
+                              bool indirectReenters, llvm::OptimizationRemarkEmitter* ORE);
 
 // Flag mode (Concord's rules): a probe at the entry of every non-trivial function and right
-// after every call into uninstrumented code.
+// after every call into uninstrumented code, except a lock call (bracketed instead).
+// Every probe placed is told to `ORE` (Decisions.h), if given.
 unsigned placeFlagPoints(llvm::Function& F, llvm::LoopInfo& LI, const CostModel& CM,
-                         ProbeEmitter& PE, uint64_t minFnCost);
+                         ProbeEmitter& PE, uint64_t minFnCost, llvm::OptimizationRemarkEmitter* ORE);
 
 }  // namespace quanta

@@ -4,7 +4,8 @@
 //    get duplicated by the unroller. The mode comes from -mllvm -quanta-mode or QUANTA_MODE.
 //  - opt: -load-pass-plugin=libquanta-pass.so -passes=quanta-clock (or quanta-flag,
 //    quanta-counter, quanta for the configured mode, quanta-locks for bracketing only;
-//    quanta-chase-rolling, a function pass, for the clock mode's early step alone).
+//    quanta-chase-rolling, a function pass, for the clock mode's early step alone;
+//    print<quanta-plan> prints the loop plans of the configured mode and changes nothing).
 //  Clock mode also adds ChaseRollingPass at the vectorizer-start extension point.
 #include "ChaseRolling.h"
 #include "QuantaPass.h"
@@ -28,6 +29,7 @@ static void registerCallbacks(PassBuilder& PB) {
         else if (name == "quanta-flag") MPM.addPass(quanta::QuantaPass(quanta::Mode::Flag));
         else if (name == "quanta-counter") MPM.addPass(quanta::QuantaPass(quanta::Mode::Counter));
         else if (name == "quanta-locks") MPM.addPass(quanta::QuantaPass(quanta::Mode::None, true));
+        else if (name == "print<quanta-plan>") MPM.addPass(quanta::PlanPrinterPass(llvm::errs()));
         else return false;
         return true;
       });

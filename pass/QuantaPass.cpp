@@ -3,17 +3,21 @@
 #include "AdaptiveProbe.h"
 #include "CallOrder.h"
 #include "CostModel.h"
+#include "Decisions.h"
 #include "LockGuard.h"
 #include "LoopPlanner.h"
 #include "Placement.h"
 #include "ProbeEmitter.h"
 #include "ProbeRecord.h"
 #include "Stats.h"
+#include "llvm/ADT/DepthFirstIterator.h"
 #include "llvm/Analysis/AssumptionCache.h"
+#include "llvm/Analysis/OptimizationRemarkEmitter.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/Module.h"
-#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Transforms/Utils/Cloning.h"
 #include "llvm/Transforms/Utils/LoopSimplify.h"
 #include "llvm/Transforms/Utils/LoopUtils.h"
 #include "llvm/Transforms/Utils/ModuleUtils.h"
@@ -22,11 +26,6 @@
 using namespace llvm;
 
 namespace quanta {
-
-// For comparisons with the placement before call summaries: calls to instrumented
-// functions cost 1 and no function gets an entry probe for being on a call-graph cycle.
-static cl::opt<bool> OptCallSummaries("quanta-call-summaries", cl::init(true), cl::Hidden,
-                                      cl::desc("clock mode: charge calls by their callees' probe-free stretches"));
 
 // Functions tagged QUANTA_NO_PREEMPT: clang records annotate("...") in
 // llvm.global.annotations as { ptr function, ptr string, ptr file, i32 line, ptr args }.
@@ -82,34 +81,67 @@ static std::string statsLine(const Module& M, Mode mode, const ModuleStats& st) 
   return line;
 }
 
+// print<quanta-plan>: the function's loops as planned, outermost first, indented by depth.
+static void printPlans(raw_ostream& os, Function& F, LoopInfo& LI, const LoopPlanner& loops, bool onCycle,
+                       const CallSummary* summary) {
+  os << "function " << F.getName() << ":";
+  if (onCycle) os << " entry probe (on a call-graph cycle);";
+  // The callers' view of F (CostModel.h): unprobed from its entry, before its returns,
+  // and from entry to a return on a path with no probe at all.
+  if (summary) {
+    os << " summary entry=" << summary->entry << " exit=" << summary->exit;
+    if (summary->through) os << " through=" << *summary->through;
+  }
+  os << "\n";
+  if (loops.loops().empty()) os << "  no loops\n";
+  for (Loop* top : LI)
+    for (Loop* L : depth_first(top)) {
+      os.indent(2 * L->getLoopDepth()) << "loop ";
+      printLoopName(os, L);
+      os << ": ";
+      describePlan(os, *loops.planFor(L), loops.bound());
+      os << "\n";
+    }
+}
+
 PreservedAnalyses QuantaPass::run(Module& M, ModuleAnalysisManager& MAM) {
+  auto& FAM = MAM.getResult<FunctionAnalysisManagerModuleProxy>(M).getManager();
+  return instrument(M, FAM, nullptr) ? PreservedAnalyses::none() : PreservedAnalyses::all();
+}
+
+bool QuantaPass::instrument(Module& M, FunctionAnalysisManager& FAM, raw_ostream* plans) {
   std::string badSetting;
   Config cfg = loadConfig(badSetting);
   if (!badSetting.empty()) {
     M.getContext().emitError(badSetting);
-    return PreservedAnalyses::all();
+    return false;
   }
   if (forced_) cfg.mode = *forced_;
-  if (cfg.mode == Mode::None && !lockOnly_) return PreservedAnalyses::all();
+  if (cfg.mode == Mode::None && !lockOnly_) return false;
   // Once per module: the optimizer-last hook also fires inside LTO backends and in an
   // explicit default<O3> after -passes=quanta-..., and probes must not be stacked twice.
-  if (M.getModuleFlag("quanta.instrumented")) return PreservedAnalyses::all();
+  if (M.getModuleFlag("quanta.instrumented")) return false;
 
   SmallPtrSet<Function*, 8> noPreempt = noPreemptFunctions(M);
   SmallPtrSet<Function*, 32> targets;
-  for (Function& F : M)
+  for (Function& F : M) {
     if (instrumentable(F, noPreempt)) targets.insert(&F);
-  if (targets.empty()) return PreservedAnalyses::all();
+    else if (!F.isDeclaration() && (F.hasFnAttribute("quanta_no_preempt") || noPreempt.contains(&F)))
+      noteNotInstrumented(F, "marked QUANTA_NO_PREEMPT");
+  }
+  if (targets.empty()) {
+    if (!plans) printStatsIfAsked();
+    return false;
+  }
 
   CostModel CM(cfg.extCallCost, targets);
   // Clock mode: a call to a function placed before it runs on the caller's paths by that
   // function's summary; one not placed yet is on the caller's own call-graph cycle, so it
   // probes at entry and may leave up to the bound behind it when it returns.
-  bool summaries = cfg.mode == Mode::Clock && !lockOnly_ && OptCallSummaries;
+  bool summaries = cfg.mode == Mode::Clock && !lockOnly_ && cfg.compare.callSummaries;
   if (summaries) CM.useSummaries(CallSummary{0, cfg.bound, std::nullopt});
   ProbeEmitter PE(M, cfg);
   AdaptiveProbe AP(M, cfg, PE);
-  auto& FAM = MAM.getResult<FunctionAnalysisManagerModuleProxy>(M).getManager();
   ModuleStats st;
 
   // Callees first, so that each call finds its callee's summary.
@@ -126,14 +158,24 @@ PreservedAnalyses QuantaPass::run(Module& M, ModuleAnalysisManager& MAM) {
   for (const Visit& v : order) {
     Function& F = *v.F;
     ++st.functions;
-    if (cfg.lockGuard || lockOnly_) st.lockSites += guardLocks(F);
+    // Remarks cost nothing unless asked for (-pass-remarks=quanta, -Rpass=quanta).
+    // The printer runs on a copy: its remarks would repeat the real run's.
+    OptimizationRemarkEmitter realORE(&F);
+    OptimizationRemarkEmitter* ORE = plans ? nullptr : &realORE;
+    if (cfg.lockGuard || lockOnly_) {
+      unsigned sites = guardLocks(F);
+      noteLockSites(ORE, F, sites);
+      st.lockSites += sites;
+    }
     if (lockOnly_) {
       FAM.invalidate(F, PreservedAnalyses::none());
       continue;
     }
 
     if (cfg.mode == Mode::Counter) {
-      st.probes += PE.instrumentBlockCounters(F, [&](const BasicBlock& BB) { return CM.blockCost(BB); });
+      unsigned counters = PE.instrumentBlockCounters(F, [&](const BasicBlock& BB) { return CM.blockCost(BB); });
+      noteCounters(counters);
+      st.probes += counters;
       PE.expand(F);
       FAM.invalidate(F, PreservedAnalyses::none());
       continue;
@@ -156,9 +198,12 @@ PreservedAnalyses QuantaPass::run(Module& M, ModuleAnalysisManager& MAM) {
     LoopPlanner loops(F, LI, SE, DT, CM, cfg, PE, bound, /*allowVersioning=*/clock,
                       clock && cfg.adaptive ? &AP : nullptr);
     loops.plan();
-    if (clock) CM.setSummary(&F, placeBoundedPaths(F, LI, loops, CM, PE, cfg.bound, v.onCycle, v.indirectReenters));
-    else placeFlagPoints(F, LI, CM, PE, cfg.flagMinFnCost);
-    loops.apply();
+    if (clock)
+      CM.setSummary(&F, placeBoundedPaths(F, LI, loops, CM, PE, cfg.bound, v.onCycle, v.indirectReenters, ORE));
+    else
+      placeFlagPoints(F, LI, CM, PE, cfg.flagMinFnCost, ORE);
+    if (plans) printPlans(*plans, F, LI, loops, v.onCycle, clock ? CM.summaryOf(&F) : nullptr);
+    loops.apply(ORE);
     const LoopStats& ls = loops.stats();
     st.loops.statics += ls.statics;
     st.loops.versioned += ls.versioned;
@@ -195,8 +240,21 @@ PreservedAnalyses QuantaPass::run(Module& M, ModuleAnalysisManager& MAM) {
   emitProbeRecord(M, rec);
   M.addModuleFlag(Module::Max, "quanta.instrumented", lockOnly_ ? 0u : unsigned(cfg.mode));
 
+  if (plans) return true;
   if (cfg.stats) emitStatsLine(M.getContext(), cfg, statsLine(M, cfg.mode, st));
-  return PreservedAnalyses::none();
+  printStatsIfAsked();
+  return true;
+}
+
+// Runs the whole pass on a copy of the module, with its own analyses, and prints the
+// plans it made on the way: the input is left as it was, and the plans are the ones a
+// real run makes (lock bracketing, loop canonical form and callee summaries included).
+PreservedAnalyses PlanPrinterPass::run(Module& M, ModuleAnalysisManager&) {
+  std::unique_ptr<Module> copy = CloneModule(M);
+  FunctionAnalysisManager FAM;
+  PassBuilder().registerFunctionAnalyses(FAM);
+  QuantaPass().instrument(*copy, FAM, &os_);
+  return PreservedAnalyses::all();
 }
 
 }  // namespace quanta

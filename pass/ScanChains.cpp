@@ -23,14 +23,10 @@
 #include "LoopPlanner.h"
 
 #include "llvm/IR/Instructions.h"
-#include "llvm/Support/CommandLine.h"
 
 using namespace llvm;
 
 namespace quanta {
-
-static cl::opt<bool> OptChainScans("quanta-chain-scans", cl::init(true), cl::Hidden,
-                                   cl::desc("clock, adaptive: sibling loops that walk one IV share their probe distance"));
 
 // `v` with single-input PHIs (LCSSA) looked through.
 static Value* throughLCSSA(Value* v) {
@@ -72,7 +68,7 @@ LoopPlanner::ScanMeaning LoopPlanner::scanMeaning(Loop* L, const LoopPlan& p) co
 }
 
 void LoopPlanner::chainScans() {
-  if (!AP_ || !OptChainScans) return;
+  if (!AP_ || !cfg_.compare.chainScans) return;
   auto strided = [&](Loop* L) {
     const LoopPlan* p = planFor(L);
     return p && p->kind == LoopPlan::IVStride && L->getParentLoop() && L->getLoopLatch() &&

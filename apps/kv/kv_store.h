@@ -18,7 +18,7 @@
 //    task of its worker can block on a stripe whose holder waits for that worker.
 // The cost: a write (and its fsync with sync=1) is not preemptible. Reads (get, gets, scan)
 // take no stripe and run preemptible, save LevelDB's own mutex sections, which the pass
-// brackets (docs/pass.md: lock sites).
+// brackets (docs/pass.md: locks).
 #pragma once
 
 #include <atomic>

@@ -1,0 +1,129 @@
+// Counter loops: the function-wide budget. It starts at the bound; each latch subtracts
+// what every iteration pays, each block only some iterations run subtracts its own cost
+// where it runs, and when the budget goes negative a probe runs and refills it (adaptive:
+// with the next gap the site aims at the deadline).
+#include "LoopPlanner.h"
+
+#include "llvm/Analysis/BlockFrequencyInfo.h"
+#include "llvm/Analysis/BranchProbabilityInfo.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/Transforms/Utils/BasicBlockUtils.h"
+
+using namespace llvm;
+
+namespace quanta {
+
+// Adaptive budgets: the optional blocks that the static branch estimates (no profile here)
+// give at least half the latch's frequency are charged by the latch (word_count's outer
+// loop: five subtracts a word became one). Relative to the latch, which pays the charge,
+// not to the header: an exit the estimates overrate (the end of the text, in word_count's
+// first inner loop) lowers the header's ratio to every block after it, not the latch's.
+// Cheapest first, while they add at most the mandatory cost: an iteration that skips them
+// all is over-charged at most twice, and a rare expensive branch the estimates cannot tell
+// from a common one (50/50 without a profile) still charges itself.
+void LoopPlanner::chargeLikelyAtLatch(Loop* L, LoopPlan& p) {
+  BasicBlock* latch = L->getLoopLatch();
+  if (!AP_ || !latch) return;
+  if (!bfi_) {
+    bpi_ = std::make_unique<BranchProbabilityInfo>(F_, LI_);
+    bfi_ = std::make_unique<BlockFrequencyInfo>(F_, *bpi_, LI_);
+  }
+  uint64_t perLatch = bfi_->getBlockFreq(latch).getFrequency();
+  struct Likely {
+    uint64_t charge;
+    unsigned order;  // in L's block list: equal charges keep it
+    BasicBlock* BB;
+  };
+  SmallVector<Likely, 8> likely;
+  for (BasicBlock* BB : L->blocks()) {
+    if (LI_.getLoopFor(BB) != L || DT_.dominates(BB, latch)) continue;
+    if (2 * bfi_->getBlockFreq(BB).getFrequency() < perLatch) continue;
+    if (uint64_t c = blockCharge(L, BB)) likely.push_back({c, unsigned(likely.size()), BB});
+  }
+  llvm::sort(likely, [](const Likely& a, const Likely& b) {
+    return a.charge != b.charge ? a.charge < b.charge : a.order < b.order;
+  });
+  const uint64_t mandatory = p.mandatoryCost;
+  uint64_t added = 0;
+  for (auto [c, order, BB] : likely) {
+    if (added + c > mandatory) break;
+    added += c;
+    p.chargedAtLatch.insert(BB);
+  }
+  p.mandatoryCost += added;
+}
+
+// Blocks of L that not every iteration runs subtract their charge from the budget where
+// they end; the latch then subtracts only the mandatory cost (and the likely blocks'
+// charges, chargeLikelyAtLatch).
+void LoopPlanner::chargeOptionalBlocks(Loop* L) {
+  BasicBlock* latch = L->getLoopLatch();
+  const LoopPlan& p = plans_[L];
+  SmallVector<std::pair<BasicBlock*, uint64_t>, 8> optional;
+  for (BasicBlock* BB : L->blocks())
+    if (LI_.getLoopFor(BB) == L && !DT_.dominates(BB, latch) && !p.chargedAtLatch.contains(BB))
+      if (uint64_t c = blockCharge(L, BB)) optional.push_back({BB, c});
+  for (auto [BB, c] : optional) {
+    Instruction* term = BB->getTerminator();
+    if (isa<CatchSwitchInst>(term) || BB->isEHPad()) continue;
+    IRBuilder<> B(term);
+    AllocaInst* bud = budget();
+    B.CreateStore(B.CreateSub(B.CreateLoad(B.getInt64Ty(), bud), B.getInt64(c)), bud);
+  }
+}
+
+AllocaInst* LoopPlanner::budget() {
+  if (budget_) return budget_;
+  BasicBlock& entry = F_.getEntryBlock();
+  IRBuilder<> B(&entry, entry.getFirstInsertionPt());
+  budget_ = B.CreateAlloca(B.getInt64Ty(), nullptr, "quanta.budget");
+  B.CreateStore(B.getInt64(bound_), budget_);
+  if (AP_) budgetSite_ = AP_->newSite(F_, bound_);  // the first gap is the initial budget
+  return budget_;
+}
+
+// Counter: the budget counts down on the back-edge and probes (or, adaptive, takes the
+// next gap from the site) when it goes negative.
+void LoopPlanner::budgetLatch(Loop* L, LoopPlan& p, BasicBlock* latch, bool singleLatch) {
+  Instruction* term = latch->getTerminator();
+  IRBuilder<> B(term);
+  // The budget counts down: one subtract whose sign flag feeds the branch. It goes on
+  // the back-edge, after the loop's own exit test, when that edge can be split: the
+  // exit branch (in a search loop the one that mispredicts) then does not wait behind
+  // the budget's.
+  AllocaInst* bud = budget();
+  // Where several paths meet at the latch, a block of its own on the back-edge is one
+  // more taken jump on each of them: the check goes to the top of the header instead
+  // (still after the previous iteration's exit test). A single-path latch keeps it on
+  // the split back-edge.
+  bool atHeader = !latch->getSinglePredecessor();
+  if (atHeader && singleLatch && latch != L->getHeader()) {
+    term = &*L->getHeader()->getFirstInsertionPt();
+    B.SetInsertPoint(term);
+  } else {
+    auto* br = dyn_cast<BranchInst>(term);
+    if (br && br->isConditional() && !isa<IndirectBrInst>(term)) {
+      BasicBlock* edge = SplitEdge(latch, L->getHeader(), &DT_, &LI_);
+      term = edge->getTerminator();
+      B.SetInsertPoint(term);
+    }
+  }
+  Value* v = B.CreateLoad(B.getInt64Ty(), bud, "quanta.left");
+  Value* n = B.CreateSub(v, B.getInt64(p.mandatoryCost));
+  B.CreateStore(n, bud);
+  Value* fire = B.CreateICmpSLT(n, B.getInt64(0), "quanta.fire");
+  Instruction* then = SplitBlockAndInsertIfThen(fire, term, false, PE_.unlikely());
+  IRBuilder<> T(then);
+  if (AP_) {
+    // The refill is the next gap, aimed at the deadline; how far below zero the
+    // budget went is part of what the last gap ran.
+    Value* gap = AP_->probe(T, budgetSite_, bound_, maxGap(bound_), T.CreateNeg(n));
+    T.CreateStore(gap, bud);
+    ++stats_.adaptiveProbes;
+    return;
+  }
+  T.CreateStore(B.getInt64(bound_), bud);  // refill on probe
+  mark(then);
+}
+
+}  // namespace quanta

@@ -1,0 +1,318 @@
+// IVStride loops whose exit test carries the probe: the latch compares the IV with
+// whichever of the loop's end and the next probe comes first, so the hot path is the
+// plain loop's; a block off it tells an exit from a probe.
+#include "LoopPlanner.h"
+
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/InlineAsm.h"
+#include "llvm/IR/MDBuilder.h"
+#include "llvm/IR/ProfDataUtils.h"
+#include "llvm/Transforms/Utils/BasicBlockUtils.h"
+#include "llvm/Transforms/Utils/ScalarEvolutionExpander.h"
+
+using namespace llvm;
+
+namespace quanta {
+
+// Of two IV values `a` and `b` ahead of `from`, the one the IV reaches first.
+static Value* reachedFirst(IRBuilder<>& B, Value* from, Value* a, Value* b, int64_t step) {
+  Value* da = step > 0 ? B.CreateSub(a, from) : B.CreateSub(from, a);
+  Value* db = step > 0 ? B.CreateSub(b, from) : B.CreateSub(from, b);
+  return B.CreateSelect(B.CreateICmpULE(da, db), a, b);
+}
+
+// The limit the loop's test meets first: `probeAt` (ahead of `from`) or `t.end`. Equality
+// exits meet `end` exactly, so the nearer of the two in the step's direction wins.
+// Relational exits take the min (or max) of the two, which is `end` itself when `from`
+// is already out of range.
+static Value* nearerLimit(IRBuilder<>& B, Value* from, const ExitTest& t, Value* probeAt) {
+  if (t.stay == ICmpInst::ICMP_NE) return reachedFirst(B, from, t.end, probeAt, t.step);
+  const bool isSigned = ICmpInst::isSigned(t.stay), up = t.step > 0;
+  Intrinsic::ID pick = up ? (isSigned ? Intrinsic::smin : Intrinsic::umin) : (isSigned ? Intrinsic::smax : Intrinsic::umax);
+  return B.CreateBinaryIntrinsic(pick, t.end, probeAt, nullptr, "quanta.limit.next");
+}
+
+// `from + dist`, `dist` in the step's direction, saturated at the end of the test's range.
+static Value* stepsAhead(IRBuilder<>& B, Value* from, const ExitTest& t, Value* dist, const Twine& name) {
+  const bool isSigned = ICmpInst::isSigned(t.stay);
+  if (t.step > 0)
+    return B.CreateBinaryIntrinsic(isSigned ? Intrinsic::sadd_sat : Intrinsic::uadd_sat, from, dist, nullptr, name);
+  return B.CreateBinaryIntrinsic(isSigned ? Intrinsic::ssub_sat : Intrinsic::usub_sat, from, B.CreateNeg(dist),
+                                 nullptr, name);
+}
+
+// How far ahead of `from` the next probe goes: `from + dist` when the loop would still be
+// running there, else `end` (nearerLimit). The add saturates unless `t.noWrap` says it
+// cannot wrap.
+static Value* limitAhead(IRBuilder<>& B, Value* from, const ExitTest& t, int64_t dist) {
+  Type* ty = from->getType();
+  Constant* d = ConstantInt::get(ty, dist, /*isSigned=*/true);
+  if (t.stay == ICmpInst::ICMP_NE) return nearerLimit(B, from, t, B.CreateAdd(from, d, "quanta.probe.next"));
+  Constant* magnitude = ConstantInt::get(ty, dist < 0 ? -dist : dist);
+  const bool isSigned = ICmpInst::isSigned(t.stay), up = t.step > 0;
+  Value* probeAt;
+  if (t.noWrap)
+    probeAt = up ? B.CreateAdd(from, magnitude, "quanta.probe.next", !isSigned, isSigned)
+                 : B.CreateSub(from, magnitude, "quanta.probe.next", !isSigned, isSigned);
+  else
+    probeAt = stepsAhead(B, from, t, d, "quanta.probe.next");
+  return nearerLimit(B, from, t, probeAt);
+}
+
+// Matches a latch whose conditional branch goes round while `x stay end`, with `end`
+// invariant in L. Narrow (general = false): x is the IV's next value and the test is
+// `!=`, the form the distance kept across entries relies on. General: x is any affine
+// value of L with a constant step, and the test `!=` or, in the step's direction, `<` / `>`.
+bool LoopPlanner::matchExitTest(Loop* L, BasicBlock* latch, const LoopPlan& p, bool general,
+                                ExitTest& t, uint64_t aheadSteps) const {
+  if (!aheadSteps) aheadSteps = p.stride;
+  auto* br = dyn_cast<BranchInst>(latch->getTerminator());
+  if (!br || !br->isConditional()) return false;
+  auto* cmp = dyn_cast<ICmpInst>(br->getCondition());
+  if (!cmp || !cmp->hasOneUse() || !cmp->getOperand(0)->getType()->isIntegerTy()) return false;
+  BasicBlock* header = L->getHeader();
+  unsigned stayIdx = br->getSuccessor(0) == header ? 0 : 1;
+  if (br->getSuccessor(stayIdx) != header || L->contains(br->getSuccessor(1 - stayIdx))) return false;
+  t = ExitTest{};
+  t.br = br;
+  t.cmp = cmp;
+  t.exitIdx = 1 - stayIdx;
+  t.exit = br->getSuccessor(t.exitIdx);
+  t.stay = stayIdx == 0 ? cmp->getPredicate() : cmp->getInversePredicate();
+  t.x = cmp->getOperand(0);
+  t.end = cmp->getOperand(1);
+  if (general && L->isLoopInvariant(t.x)) {
+    std::swap(t.x, t.end);
+    t.stay = ICmpInst::getSwappedPredicate(t.stay);
+  }
+  if (!L->isLoopInvariant(t.end)) return false;
+  if (!general) {
+    t.step = p.step;
+    return t.x == p.ivNext && t.stay == ICmpInst::ICMP_NE;
+  }
+  auto* AR = dyn_cast<SCEVAddRecExpr>(SE_.getSCEV(t.x));
+  if (!AR || AR->getLoop() != L || !AR->isAffine()) return false;
+  auto* step = dyn_cast<SCEVConstant>(AR->getStepRecurrence(SE_));
+  if (!step || step->getValue()->isZero() || step->getAPInt().getSignificantBits() > 32) return false;
+  t.step = step->getValue()->getSExtValue();
+  unsigned width = t.x->getType()->getIntegerBitWidth();
+  if (Log2_64(aheadSteps) + Log2_64(uint64_t(t.step < 0 ? -t.step : t.step)) + 2 >= width) return false;
+  bool up = t.step > 0;
+  bool ok = t.stay == ICmpInst::ICMP_NE ||
+            (up ? (t.stay == ICmpInst::ICMP_ULT || t.stay == ICmpInst::ICMP_SLT)
+                : (t.stay == ICmpInst::ICMP_UGT || t.stay == ICmpInst::ICMP_SGT));
+  if (!ok) return false;
+  t.start = AR->getStart();
+  // `from + dist` cannot wrap when from is the start or any value short of end.
+  if (t.stay != ICmpInst::ICMP_NE) {
+    APInt dist(width, aheadSteps * uint64_t(t.step < 0 ? -t.step : t.step));
+    const SCEV* endS = SE_.getSCEV(t.end);
+    bool overflow = false;
+    for (const SCEV* v : {endS, t.start}) {
+      bool o = false;
+      if (ICmpInst::isSigned(t.stay)) {
+        if (up) (void)SE_.getSignedRangeMax(v).sadd_ov(dist, o);
+        else (void)SE_.getSignedRangeMin(v).ssub_ov(dist, o);
+      } else {
+        if (up) (void)SE_.getUnsignedRangeMax(v).uadd_ov(dist, o);
+        else (void)SE_.getUnsignedRangeMin(v).usub_ov(dist, o);
+      }
+      overflow |= o;
+      if (v == endS) t.noWrapFromEnd = !o;
+    }
+    t.noWrap = !overflow;
+  }
+  SCEVExpander exp(SE_, F_.getDataLayout(), "quanta.exit");
+  return exp.isSafeToExpandAt(t.start, L->getLoopPreheader()->getTerminator());
+}
+
+// Which of adaptiveExitLatch's forms L's latch takes (None: ivLatch's compare of its own).
+ExitShare LoopPlanner::exitShare(Loop* L, const LoopPlan& p, BasicBlock* latch, bool freshStride,
+                                 ExitTest& t) const {
+  if (matchExitTest(L, latch, p, /*general=*/freshStride, t)) return ExitShare::Narrow;
+  if (freshStride || !matchExitTest(L, latch, p, /*general=*/true, t, AP_ ? maxGap(p.stride) : p.stride))
+    return ExitShare::None;
+  if (t.x->getType() != p.iv->getType() || t.step != p.step) return ExitShare::None;
+  return ExitShare::Shifted;
+}
+
+// A counted loop whose latch exits on iv.next == end already compares the IV on every
+// iteration: the probe shares that compare. The latch tests iv.next == limit, where limit
+// is whichever of end and probe.at comes first; only when it hits does a block off the hot
+// path tell the exit from a probe. The loop's hot path is then the plain loop's, with the
+// bound in a register. Returns false (nothing changed) for any other latch.
+//
+// Directly under a parent that polls on every iteration (flag mode), each entry starts a
+// whole stride: nothing is carried across entries, so the test may be any exit test
+// matchExitTest accepts in general (a scanner's `i < n`, a pre-increment IV). A probe
+// that is tracked across entries takes a general test too when the tested value moves
+// with the IV (x = iv + off, `off` fixed for the entry, the same step): the probe's IV
+// values are then shifted by `off`, and stay on x's lattice (x's first value plus steps),
+// so a relational limit is met exactly. (A scanner's word loop, `while (i < n && s[i] !=
+// ' ')`: its hot path had a compare of its own for the probe and kept the IV twice, +3
+// instructions a byte. histogram's `i < n; i += 3`: +5 instructions a pixel.) Where a
+// relational test provably cannot wrap `gap` steps past its end, its adds wrap freely:
+// from a start already past the end, a wrapped first probe still ends the entry at its
+// first test (it is reached at once), and what is saved for the next entry is a
+// difference, exact modulo the width. Otherwise (a full-width `n`) they saturate, which
+// can only bring a probe nearer.
+bool LoopPlanner::adaptiveExitLatch(Loop* L, LoopPlan& p, BasicBlock* latch) {
+  // Clock: the adaptive site. Flag: a fixed stride, with only the distance kept across
+  // entries (one word on the stack), except under a parent that polls on every iteration:
+  // that poll already bounds what repeated short entries run, so each entry starts a whole
+  // stride and nothing is loaded before the loop or stored after it.
+  const bool freshStride = !AP_ && L->getParentLoop() && planFor(L->getParentLoop())->kind == LoopPlan::Poll;
+  const bool charge = chargesParent(L);
+  ExitTest t;
+  const ExitShare form = exitShare(L, p, latch, freshStride, t);
+  if (form == ExitShare::None) return false;
+  const bool shifted = form == ExitShare::Shifted;  // a general test under a tracked probe: x = iv + off
+  const bool saturate = shifted && t.stay != ICmpInst::ICMP_NE && !t.noWrapFromEnd;
+  BranchInst* br = t.br;
+  Value* end = t.end;
+  BasicBlock* exit = t.exit;
+  unsigned exitIdx = t.exitIdx;
+  BasicBlock* header = L->getHeader();
+
+  Type* ty = t.x->getType();
+  const SmallVector<BasicBlock*, 4> otherExits = exitingBlocksBesides(L, latch);
+  BasicBlock* pre = L->getLoopPreheader();
+  // x's value one step before its first test, less the IV's start (0 when x is the IV's
+  // next value): the probe's IV values are x's.
+  Value* off = nullptr;
+  const SCEVConstant* constOff = nullptr;
+  if (shifted) {
+    SCEVExpander exp(SE_, F_.getDataLayout(), "quanta.exit");
+    const SCEV* o = SE_.getMinusSCEV(SE_.getMinusSCEV(t.start, SE_.getSCEV(p.ivStart)),
+                                     SE_.getConstant(ty, t.step, /*isSigned=*/true));
+    off = exp.expandCodeFor(o, ty, pre->getTerminator());
+    constOff = dyn_cast<SCEVConstant>(o);
+  }
+  // A constant `off` (a scanner's `i < n` tested before the increment: -1) is folded into
+  // the distance kept across entries: the slot holds `probe.at - iv` rather than
+  // `probe.at - x`, so an entry adds it to the IV's start and an exit subtracts the IV,
+  // one instruction each instead of two (word_count: each word enters and leaves).
+  const bool foldOff = constOff && !saturate && !freshStride && !charge;
+  const int64_t offC = foldOff ? constOff->getAPInt().getSExtValue() : 0;
+  // A scan chain's loop keeps the chain's slot when it means what this test counts: from
+  // the IV's next value (narrow) or from the IV before the step (offset -step folded).
+  ScanChain* chain = chainOf(L);
+  if (chain && !(chain->beforeStep ? foldOff && offC == -p.step : !shifted)) chain = nullptr;
+  Value* site = chain ? chain->site : AP_ ? AP_->newSite(F_, p.stride) : nullptr;
+  AllocaInst* slot = chain                    ? chain->slot
+                     : freshStride || charge ? nullptr
+                                              : leftSlot(int64_t(p.stride) * p.step + offC);
+  const bool ahead = !freshStride;  // the next probe's IV value is tracked (probe.at, limit)
+  Constant* step = ConstantInt::get(ty, t.step, /*isSigned=*/true);
+  IRBuilder<> PB(pre->getTerminator());
+  Value* first = nullptr;
+  Value* limit0 = nullptr;
+  if (ahead) {
+    Value* left0 = slot ? PB.CreateTrunc(PB.CreateLoad(PB.getInt64Ty(), slot, "quanta.probe.left"), ty)
+                        : ConstantInt::get(ty, int64_t(p.stride) * p.step, /*isSigned=*/true);
+    Value* base = off ? PB.CreateAdd(p.ivStart, off, "quanta.probe.base") : p.ivStart;
+    // A saved distance is at least one step: x's first value plus the rest cannot wrap
+    // backwards.
+    if (foldOff)
+      first = PB.CreateAdd(p.ivStart, left0, "quanta.probe.first");
+    else
+      first = saturate ? stepsAhead(PB, PB.CreateAdd(base, step), t, PB.CreateSub(left0, step), "quanta.probe.first")
+                       : PB.CreateAdd(base, left0, "quanta.probe.first");
+    if (chain) toSimplify_.push_back(first);
+    limit0 = nearerLimit(PB, base, t, first);
+  } else {
+    // The tested value's first value, where the first stride starts.
+    SCEVExpander exp(SE_, F_.getDataLayout(), "quanta.exit");
+    Value* start = exp.expandCodeFor(t.start, ty, pre->getTerminator());
+    limit0 = limitAhead(PB, start, t, int64_t(p.stride) * t.step);
+  }
+
+  LLVMContext& C = F_.getContext();
+  BasicBlock* check = BasicBlock::Create(C, "quanta.hit", &F_, exit);
+  BasicBlock* probe = BasicBlock::Create(C, "quanta.probe", &F_, exit);
+  L->addBasicBlockToLoop(check, LI_);
+  L->addBasicBlockToLoop(probe, LI_);
+
+  // Where the next probe is, for the distance saved at the exit: not needed when none is.
+  PHINode* at = slot ? PHINode::Create(ty, 2, "quanta.probe.at", header->begin()) : nullptr;
+  PHINode* limit = PHINode::Create(ty, 2, "quanta.limit", header->begin());
+  IRBuilder<> B(br);
+  const ICmpInst::Predicate leave = ICmpInst::getInversePredicate(t.stay);
+  Value* hit = B.CreateICmp(leave, t.x, limit, "quanta.at.limit");
+  // The original branch's weights, if any, carry over (exit edge first): hitting the limit
+  // is as rare as leaving was, plus the rare probe.
+  MDNode* weights = nullptr;
+  SmallVector<uint32_t, 2> w;
+  if (extractBranchWeights(*br, w) && w.size() == 2)
+    weights = MDBuilder(C).createBranchWeights(w[exitIdx], w[1 - exitIdx]);
+  BranchInst* newBr = B.CreateCondBr(hit, check, header, weights);
+  newBr->copyMetadata(*br, {LLVMContext::MD_loop});
+  br->eraseFromParent();
+  t.cmp->eraseFromParent();
+
+  // The limit was hit: either the loop's end (leave, keeping how far the probe is for the
+  // next entry; one step if it was due right now) or the probe.
+  IRBuilder<> CB(check);
+  // What the two blocks compute from the IV is hidden behind an empty asm: otherwise loop
+  // strength reduction keeps `end - iv` as a second induction register on the hot path,
+  // just for these rarely run blocks.
+  auto* opaqueTy = FunctionType::get(ty, {ty}, false);
+  Value* iv = CB.CreateCall(InlineAsm::get(opaqueTy, "", "=r,0", /*hasSideEffects=*/false), {t.x},
+                            "quanta.iv");
+  if (slot) {
+    // Due right now: one step, so that the next entry's first test probes. (A relational
+    // limit is met exactly too: probe.at is on the tested value's lattice.)
+    Value* left = CB.CreateSub(at, iv);
+    Value* due = CB.CreateICmpEQ(left, ConstantInt::get(ty, 0));
+    if (shifted && (t.step == 1 || t.step == -1))  // `cmp $1; adc $0`: no constant kept in a register
+      left = t.step > 0 ? CB.CreateAdd(left, CB.CreateZExt(due, ty)) : CB.CreateSub(left, CB.CreateZExt(due, ty));
+    else
+      left = CB.CreateSelect(due, step, left);
+    if (foldOff && offC) left = CB.CreateAdd(left, ConstantInt::get(ty, offC, /*isSigned=*/true));
+    CB.CreateStore(CB.CreateSExt(left, CB.getInt64Ty()), slot);
+  }
+  CB.CreateCondBr(CB.CreateICmp(leave, iv, end, "quanta.end"), exit, probe);
+  for (PHINode& phi : exit->phis())
+    for (unsigned i = 0, e = phi.getNumIncomingValues(); i != e; ++i)
+      if (phi.getIncomingBlock(i) == latch) phi.setIncomingBlock(i, check);
+
+  IRBuilder<> TB(probe);
+  Value* next = nullptr;
+  Value* limitNext = nullptr;
+  if (ahead) {
+    Value* gap = TB.getInt64(p.stride);
+    if (AP_) gap = AP_->probe(TB, site, p.stride, maxGap(p.stride), TB.getInt64(0));
+    Value* dist = TB.CreateMul(TB.CreateZExtOrTrunc(gap, ty), step);
+    next = saturate ? stepsAhead(TB, iv, t, dist, "quanta.probe.next") : TB.CreateAdd(iv, dist, "quanta.probe.next");
+    limitNext = nearerLimit(TB, iv, t, next);
+  } else {
+    limitNext = limitAhead(TB, iv, t, int64_t(p.stride) * t.step);
+  }
+  BranchInst* back = TB.CreateBr(header);
+  if (!AP_) mark(back);
+
+  // Header PHIs other than ours: the probe block is a second way around the loop.
+  for (PHINode& phi : header->phis())
+    if (&phi != at && &phi != limit) phi.addIncoming(phi.getIncomingValueForBlock(latch), probe);
+  if (at) {
+    at->addIncoming(first, pre);
+    at->addIncoming(at, latch);
+    at->addIncoming(next, probe);
+  }
+  limit->addIncoming(limit0, pre);
+  limit->addIncoming(limit, latch);
+  limit->addIncoming(limitNext, probe);
+  if (slot) {
+    saveLeftOnExits(L, otherExits, slot, at, p.iv, foldOff ? nullptr : off);
+  } else if (charge) {
+    SmallVector<BasicBlock*, 4> exiting(otherExits.begin(), otherExits.end());
+    exiting.push_back(check);  // with the IV's next value, behind the empty asm
+    Value* ivNext = off ? IRBuilder<>(check->getTerminator()).CreateSub(iv, off) : iv;
+    chargeParentOnExits(L, exiting, p, [&](BasicBlock* from) { return from == check ? ivNext : p.iv; });
+  }
+  DT_.recalculate(F_);
+  if (AP_) ++stats_.adaptiveProbes;
+  return true;
+}
+
+}  // namespace quanta
