@@ -156,7 +156,8 @@ std::vector<Arrival> plan_run(const RunConfig& config, const Workload& workload,
   result.tsc_per_ns = tsc_per_ns();
   result.cpus = static_cast<unsigned>(allowed_cpus().size());
   result.app_name = app.name ? app.name : "";
-  return make_poisson_schedule(workload, {result.offered_rps, config.duration_s, config.seed});
+  const RateProfile profile = RateProfile::parse(config.rate_profile);
+  return make_poisson_schedule(workload, {result.offered_rps, config.duration_s, config.seed, &profile});
 }
 
 GeneratorOptions generator_options_of(const RunConfig& config, unsigned workers) {

@@ -14,6 +14,8 @@ struct RunConfig {
   std::string workload = "extreme-bimodal";
   double load = 0.5;                   // fraction of the workers' capacity (used when no rate)
   std::optional<double> rate_rps;      // exact offered rate, overrides load
+  // How the rate moves over the run, as multiples of the load or rate (io/rate_profile.h).
+  std::string rate_profile = "constant";
   unsigned workers = 0;                // 0: max_workers()
   double quantum_us = 2.0;             // with adaptive_quantum: the first quantum
   // --quantum-us adaptive:MIN:MAX: LibPreemptible's controller moves the quantum (the

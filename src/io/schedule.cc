@@ -14,7 +14,7 @@ Arrival make_arrival(double t_ns, const ServiceSample& s) {
 
 std::vector<Arrival> make_poisson_schedule(const Workload& workload, const ScheduleSpec& spec) {
   constexpr double kMaxArrivals = 200e6;
-  const double expected = spec.rate_rps * spec.duration_s;
+  const double expected = spec.rate_rps * spec.duration_s * (spec.profile ? spec.profile->mean(spec.duration_s) : 1.0);
   if (expected > kMaxArrivals) {
     throw std::invalid_argument("rate x duration asks for " + std::to_string(static_cast<uint64_t>(expected)) +
                                 " requests, more than the 200 M a schedule holds; lower --duration-s");
@@ -29,7 +29,8 @@ std::vector<Arrival> make_poisson_schedule(const Workload& workload, const Sched
   const double end_ns = spec.duration_s * 1e9;
   double t_ns = 0;
   for (;;) {
-    t_ns += -std::log(gaps.unit_open_zero()) * mean_gap_ns;
+    const double gap = -std::log(gaps.unit_open_zero()) * mean_gap_ns;
+    t_ns = spec.profile ? spec.profile->advance(t_ns, gap) : t_ns + gap;
     if (t_ns >= end_ns) break;
     schedule.push_back(make_arrival(t_ns, workload.sample(services)));
   }

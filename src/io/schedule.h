@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "io/rate_profile.h"
 #include "io/workload.h"
 
 namespace quanta {
@@ -17,9 +18,10 @@ struct Arrival {
 };
 
 struct ScheduleSpec {
-  double rate_rps;
+  double rate_rps;                         // the base rate
   double duration_s;
   uint64_t seed;
+  const RateProfile* profile = nullptr;    // how the rate moves (null: constant)
 };
 
 // The arrival at t_ns of a request drawn as `s`: its service time rounded to whole ns and

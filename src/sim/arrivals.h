@@ -14,12 +14,15 @@ namespace quanta {
 
 class PoissonArrivals {
  public:
-  PoissonArrivals(const Workload& workload, double rate_rps, uint64_t seed)
-      : workload_(workload), gaps_(seed * 2 + 1), services_(seed * 2 + 2), mean_gap_ns_(1e9 / rate_rps) {}
+  // `profile` (may be null: constant) moves the rate over time, as in the schedule.
+  PoissonArrivals(const Workload& workload, double rate_rps, uint64_t seed, const RateProfile* profile = nullptr)
+      : workload_(workload), gaps_(seed * 2 + 1), services_(seed * 2 + 2), mean_gap_ns_(1e9 / rate_rps),
+        profile_(profile) {}
 
   // The next arrival; its time is exact in `exact_ns` (the schedule truncates to whole ns).
   Arrival next() {
-    t_ns_ += -std::log(gaps_.unit_open_zero()) * mean_gap_ns_;
+    const double gap = -std::log(gaps_.unit_open_zero()) * mean_gap_ns_;
+    t_ns_ = profile_ ? profile_->advance(t_ns_, gap) : t_ns_ + gap;
     const ServiceSample s = workload_.sample(services_);
     const double service = std::min(std::max(std::round(s.service_ns), 1.0), 4e9);
     return {static_cast<uint64_t>(t_ns_), static_cast<uint32_t>(service), s.class_index};
@@ -31,6 +34,7 @@ class PoissonArrivals {
   Rng gaps_;
   Rng services_;
   double mean_gap_ns_;
+  const RateProfile* profile_;
   double t_ns_ = 0;
 };
 

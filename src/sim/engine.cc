@@ -793,7 +793,8 @@ SimResult Engine::run() {
   const double rate = sim_offered_rate_rps(cfg_, workload_);
   if (!(rate > 0) || !std::isfinite(rate)) throw std::invalid_argument("the offered rate must be above 0");
   check_run_size(rate);
-  PoissonArrivals arrivals(workload_, rate, cfg_.seed);
+  const RateProfile profile = RateProfile::parse(cfg_.rate_profile);
+  PoissonArrivals arrivals(workload_, rate, cfg_.seed, &profile);
   const bool by_jobs = jobs_.has_value();
   const uint64_t job_limit = by_jobs ? *jobs_ : std::numeric_limits<uint64_t>::max();
   const double end_ns = by_jobs ? kForever : cfg_.duration_s * 1e9;

@@ -297,3 +297,14 @@ def test_bad_adaptive_quantum_specs_exit_2(spec, problem):
 def test_run_says_adaptive_quanta_are_simulated_only():
     proc = quanta("run", "--quantum-us", "adaptive:2:50", "--duration-s", "0.1")
     assert proc.returncode == 2 and "simulator only so far" in proc.stderr, proc.stderr
+
+
+def test_a_rate_profile_moves_the_offered_rate():
+    base = ["--workload", "fixed:1", "--workers", "1", "--load", "0.2", "--duration-s", "1", "--seed", "3"]
+    flat = sim_json(*base)["requests"]["generated"]
+    out = sim_json(*base, "--rate-profile", "steps:1@0,3@0.5")
+    assert out["config"]["rate_profile"] == "steps:1@0,3@0.5"
+    # Half the run at 1x and half at 3x: twice the arrivals of the constant rate.
+    assert abs(out["requests"]["generated"] / flat - 2.0) < 0.02
+    proc = quanta("sim", *base, "--rate-profile", "bursts:3:1:2")
+    assert proc.returncode == 2 and "--rate-profile" in proc.stderr and "FOR_S" in proc.stderr

@@ -5,6 +5,7 @@
 
 #include "finite_number.h"
 #include "shared_checks.h"
+#include "io/rate_profile.h"
 #include "io/workload.h"
 #include "linux_options.h"
 #include "policy/adaptive_quantum.h"
@@ -126,6 +127,20 @@ void add_run_options(CLI::App& cmd, RunOptions& o, bool simulated) {
                    ->check(CLI::PositiveNumber);
   load->excludes(rate);
   rate->excludes(load);
+  cmd.add_option_function<std::string>(
+         "--rate-profile",
+         [&c](const std::string& v) {
+           try {
+             RateProfile::parse(v);
+           } catch (const std::invalid_argument& e) {
+             throw CLI::ValidationError("--rate-profile", e.what());
+           }
+           c.rate_profile = v;
+         },
+         "How the offered rate moves over the run, as multiples of --load or --rate-rps: constant, steps:M@T,... "
+         "(multiplier M from T s on, the first at 0) or bursts:PEAK:EVERY_S:FOR_S (PEAK times the rate for FOR_S at "
+         "the start of every EVERY_S); arrivals stay Poisson at the rate of the moment")
+      ->default_str("constant");
   cmd.add_option("--workers", c.workers,
                  "Worker cores (default: CPUs - 1, here " + std::to_string(max_workers()) + ")")
       ->check(CLI::Range(1u, 4096u));
