@@ -180,6 +180,18 @@ json run_to_json(const RunResult& r, const Workload& workload, const char* mode)
               {"stalls", {{"threshold_us", r.stall_threshold_us}, {"threads", stall_threads}}},
               {"warnings", run_warnings(r)}};
   if (!untouched.is_null()) report["untouched"] = std::move(untouched);
+  if (!r.intervals.empty()) {
+    json intervals = json::array();
+    for (std::size_t i = 0; i < r.intervals.size(); ++i) {
+      const Histogram& h = r.intervals[i];
+      intervals.push_back({{"start_s", static_cast<double>(i) * c.interval_s},
+                           {"completed", h.count()},
+                           {"p50_us", h.count() ? h.value_at_percentile(50) / 1e3 : 0.0},
+                           {"p99_us", h.count() ? h.value_at_percentile(99) / 1e3 : 0.0},
+                           {"p999_us", h.count() ? h.value_at_percentile(99.9) / 1e3 : 0.0}});
+    }
+    report["intervals"] = {{"interval_s", c.interval_s}, {"sojourn", intervals}};
+  }
   if (c.adaptive_quantum) {
     const AdaptiveQuantumParams& a = *c.adaptive_quantum;
     json series = json::array();

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "experiment/run_config.h"
+#include "stats/histogram.h"
 #include "stats/run_counters.h"
 
 namespace quanta {
@@ -29,6 +30,8 @@ struct RunResult : RunCounters {
     AdaptiveQuantumDecision decision;
   };
   std::vector<QuantumDecision> quantum_series;
+  // --interval-s: every request's sojourn (ns) by the interval it finished in, in order.
+  std::vector<Histogram> intervals;
 };
 
 }  // namespace quanta

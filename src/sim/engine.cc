@@ -162,6 +162,8 @@ class Engine {
   double quantum_ns_;                    // the next quanta's length (moved by the controller)
   std::optional<QuantumController> controller_;  // --quantum-us adaptive:MIN:MAX
   std::vector<RunResult::QuantumDecision> quantum_series_;
+  double interval_ns_ = 0;               // --interval-s
+  std::vector<Histogram> intervals_;     // sojourns by the interval they finished in
   double probe_factor_;
   bool preemptive_ = true;
   PreemptMechanism mechanism_;
@@ -241,6 +243,7 @@ Engine::Engine(const SimConfig& config, const Workload& workload, SimObserver* o
       recorder_(workload.classes().size(), 1.0) {
   if (workers_count_ == 0) throw std::invalid_argument("the simulator needs --workers of at least 1");
   check_model_ranges(config);
+  interval_ns_ = config.run.interval_s * 1e9;
   if (config.run.adaptive_quantum) {
     const AdaptiveQuantumParams& a = *config.run.adaptive_quantum;
     if (!(a.period_s > 0) || !std::isfinite(a.period_s)) throw std::invalid_argument("the adaptive quantum's period must be above 0");
@@ -318,6 +321,7 @@ void Engine::check_model_ranges(const SimConfig& config) {
     }
   };
   within("--quantum-us", config.run.quantum_us, 1e-3, 1e9);
+  within("--interval-s", config.run.interval_s, 0, 1e9);
   within("--probe-overhead-pct", config.overheads.probe_overhead_pct, 0, 1000);
   within("--preempt-overhead-ns", config.overheads.preempt_overhead_ns, 0, 1e9);
   within("--dispatch-ns", config.overheads.dispatch_ns, 0, 1e9);
@@ -609,6 +613,11 @@ void Engine::record_finish(uint32_t id, double now, bool touched) {
                     r.quanta - 1, r.measured, touched});
   if (observer_) observer_->on_finish({r.arrival_ns, now, r.service_ns, r.class_index, r.measured});
   if (controller_) controller_->on_finish(now - r.arrival_ns);
+  if (interval_ns_ > 0) {
+    const auto index = static_cast<std::size_t>(now / interval_ns_);
+    if (index >= intervals_.size()) intervals_.resize(index + 1);
+    intervals_[index].record(static_cast<uint64_t>(std::llround(now - r.arrival_ns)));
+  }
   ++completed_;
   --in_system_;
   last_finish_ns_ = std::max(last_finish_ns_, now);
@@ -793,6 +802,16 @@ SimResult Engine::run() {
   const double rate = sim_offered_rate_rps(cfg_, workload_);
   if (!(rate > 0) || !std::isfinite(rate)) throw std::invalid_argument("the offered rate must be above 0");
   check_run_size(rate);
+  if (interval_ns_ > 0) {
+    // One latency histogram per interval: keep them to a number a report can hold.
+    const double end_s = jobs_ ? static_cast<double>(*jobs_) / rate : cfg_.duration_s;
+    if (end_s / cfg_.interval_s > 10'000) {
+      char text[128];
+      std::snprintf(text, sizeof text, "--interval-s: %g s makes over 10000 intervals of a %g s run; take a longer one",
+                    cfg_.interval_s, end_s);
+      throw std::invalid_argument(text);
+    }
+  }
   const RateProfile profile = RateProfile::parse(cfg_.rate_profile);
   PoissonArrivals arrivals(workload_, rate, cfg_.seed, &profile);
   const bool by_jobs = jobs_.has_value();
@@ -879,6 +898,7 @@ SimResult Engine::run() {
   out.requeued = requeued_;
   out.dispatcher_requests = dispatcher_requests_;
   out.quantum_series = std::move(quantum_series_);
+  out.intervals = std::move(intervals_);
   out.classes = std::move(recorder_.classes());
   out.untouched = std::move(recorder_.untouched());
   out.stall_threshold_us = cfg_.stall_threshold_us;

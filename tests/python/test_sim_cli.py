@@ -308,3 +308,17 @@ def test_a_rate_profile_moves_the_offered_rate():
     assert abs(out["requests"]["generated"] / flat - 2.0) < 0.02
     proc = quanta("sim", *base, "--rate-profile", "bursts:3:1:2")
     assert proc.returncode == 2 and "--rate-profile" in proc.stderr and "FOR_S" in proc.stderr
+
+
+def test_intervals_show_a_run_change_over_time():
+    out = sim_json("--workload", "exp1", "--workers", "1", "--load", "0.3", "--duration-s", "1", "--seed", "3",
+                   "--rate-profile", "steps:1@0,3@0.5", "--interval-s", "0.25")
+    assert out["intervals"]["interval_s"] == 0.25
+    rows = out["intervals"]["sojourn"]
+    assert [r["start_s"] for r in rows[:4]] == [0, 0.25, 0.5, 0.75]
+    assert sum(r["completed"] for r in rows) == out["requests"]["completed"]
+    # Load 0.3, then 0.9: three times the completions and a longer tail after the step.
+    assert rows[2]["completed"] > 2.5 * rows[1]["completed"]
+    assert rows[2]["p99_us"] > 2 * rows[1]["p99_us"]
+    proc = quanta("sim", "--interval-s", "1e-6", "--duration-s", "1")
+    assert proc.returncode == 2 and "--interval-s" in proc.stderr

@@ -145,6 +145,12 @@ void add_run_options(CLI::App& cmd, RunOptions& o, bool simulated) {
                  "Worker cores (default: CPUs - 1, here " + std::to_string(max_workers()) + ")")
       ->check(CLI::Range(1u, 4096u));
   if (simulated) {
+    cmd.add_option("--interval-s", c.interval_s,
+                   "Also report every request's sojourn by the interval of this length it finished in (p50, p99, "
+                   "p99.9 per interval under \"intervals\" in the JSON), to see a run change over time; 0: no")
+        ->capture_default_str()
+        ->check(finite_number())
+        ->check(CLI::Range(0.0, 1e9));
     // The simulator also takes LibPreemptible's adaptive controller in place of a number.
     cmd.add_option_function<std::string>(
            "--quantum-us",
