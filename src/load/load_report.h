@@ -16,6 +16,7 @@ struct LoadReportConfig {
   std::string target;
   unsigned connections = 1;
   std::string arrivals = "poisson";
+  std::string rate_profile = "constant";  // how the rate moved (io/rate_profile.h)
   double rate_rps = 0;
   double load = 0;              // 0 when the rate was given
   double mean_service_us = 0;   // what --load was converted with

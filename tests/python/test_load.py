@@ -19,7 +19,7 @@ def test_help_lists_every_load_option(run_quanta):
     for option in ["--target", "--connections", "--rate-rps", "--load", "--duration-s", "--warmup-frac", "--seed",
                    "--workload", "--app", "--app-config", "--arrivals", "--timeout-ms", "--format", "--latency-log",
                    "--latency-log-format",
-                   "--progress", "--cpu", "--arrivals-file"]:
+                   "--progress", "--cpu", "--arrivals-file", "--rate-profile"]:
         assert option in proc.stdout, option
 
 
@@ -268,3 +268,18 @@ def test_arrivals_file_against_quanta_serve_lands_each_class_on_the_server(quant
     assert served["requests"]["completed"] == 6
     assert served["classes"]["0.5"]["count"] == 4
     assert served["classes"]["500"]["count"] == 2
+
+
+def test_a_rate_profile_moves_the_sends(run_json, run_quanta, responder, tmp_path):
+    # 2000 rps constant for 0.25 s is 500 sends; 3x from 0.125 s on makes 250 + 750.
+    r = responder()
+    report = run_json("load", "--target", f"udp://127.0.0.1:{r.port}", *SHORT_RUN, "--warmup-frac", "0",
+                      "--rate-profile", "steps:1@0,3@0.125")
+    assert report["config"]["rate_profile"] == "steps:1@0,3@0.125"
+    assert abs(report["client"]["scheduled"] - 1000) <= 1  # the step lands on a send: rounding decides one
+    assert report["client"]["sent"] == report["client"]["answered"] + report["client"]["dropped"]
+    trace = tmp_path / "trace.txt"
+    trace.write_text("0 0\n")
+    proc = run_quanta("load", "--target", f"udp://127.0.0.1:{r.port}", "--arrivals-file", str(trace),
+                      "--rate-profile", "bursts:2:1:0.5")
+    assert proc.returncode == 2 and "--rate-profile" in proc.stderr, proc.stderr

@@ -44,6 +44,9 @@ int load_command(const LoadOptions& o) {
   double rate_rps = 0, load = 0;
   std::vector<Arrival> schedule;
   double duration_s = o.duration_s;
+  if (!o.arrivals_file.empty() && o.rate_profile != "constant") {
+    throw std::invalid_argument("--rate-profile: a trace's send times (--arrivals-file) are its own");
+  }
   if (!o.arrivals_file.empty()) {
     schedule = load_trace_schedule(o.arrivals_file, workload, o.seed);
     // The run lasts until the last send; a trace of sends all at 0 still gets a duration
@@ -62,7 +65,8 @@ int load_command(const LoadOptions& o) {
     rate_rps = o.load * 1e6 / workload.mean_us();
   }
   if (o.arrivals_file.empty()) {
-    schedule = make_send_schedule(workload, {rate_rps, duration_s, o.seed}, parse_arrival_process(o.arrivals));
+    const RateProfile profile = RateProfile::parse(o.rate_profile);
+    schedule = make_send_schedule(workload, {rate_rps, duration_s, o.seed, &profile}, parse_arrival_process(o.arrivals));
   }
 
   LoadRunConfig run;
@@ -98,6 +102,7 @@ int load_command(const LoadOptions& o) {
   report.target = o.target;
   report.connections = target.protocol == Target::Protocol::kTcp ? o.connections : 1;
   report.arrivals = o.arrivals_file.empty() ? o.arrivals : "file:" + o.arrivals_file;
+  report.rate_profile = o.rate_profile;
   report.rate_rps = rate_rps;
   report.load = load;
   report.mean_service_us = workload.mean_us();

@@ -1,6 +1,7 @@
 #include "load_options.h"
 
 #include "finite_number.h"
+#include "run_options.h"
 #include "shared_checks.h"
 #include "io/workload.h"
 #include "load/target.h"
@@ -35,6 +36,7 @@ void add_load_options(CLI::App& cmd, LoadOptions& o) {
                    ->check(CLI::PositiveNumber);
   load->excludes(rate);
   rate->excludes(load);
+  add_rate_profile_option(cmd, o.rate_profile);
   auto* duration = cmd.add_option("--duration-s", o.duration_s, "Seconds of sends")
       ->capture_default_str()
       ->check(finite_number())

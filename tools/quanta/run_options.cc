@@ -95,6 +95,23 @@ void add_idle_option(CLI::App& cmd, RunConfig& c) {
       ->check(CLI::Range(0.0, 1e6));
 }
 
+void add_rate_profile_option(CLI::App& cmd, std::string& profile) {
+  cmd.add_option_function<std::string>(
+         "--rate-profile",
+         [&profile](const std::string& v) {
+           try {
+             RateProfile::parse(v);
+           } catch (const std::invalid_argument& e) {
+             throw CLI::ValidationError("--rate-profile", e.what());
+           }
+           profile = v;
+         },
+         "How the offered rate moves over the run, as multiples of --load or --rate-rps: constant, steps:M@T,... "
+         "(multiplier M from T s on, the first at 0) or bursts:PEAK:EVERY_S:FOR_S (PEAK times the rate for FOR_S at "
+         "the start of every EVERY_S); arrivals stay Poisson at the rate of the moment")
+      ->default_str("constant");
+}
+
 void add_watchdog_options(CLI::App& cmd, RunConfig& c) {
   cmd.add_option("--overrun-report-quanta", c.overrun_report_quanta,
                  "Report a quantum that has gone on this many quanta without reaching a preemption point: worker, "
@@ -127,20 +144,7 @@ void add_run_options(CLI::App& cmd, RunOptions& o, bool simulated) {
                    ->check(CLI::PositiveNumber);
   load->excludes(rate);
   rate->excludes(load);
-  cmd.add_option_function<std::string>(
-         "--rate-profile",
-         [&c](const std::string& v) {
-           try {
-             RateProfile::parse(v);
-           } catch (const std::invalid_argument& e) {
-             throw CLI::ValidationError("--rate-profile", e.what());
-           }
-           c.rate_profile = v;
-         },
-         "How the offered rate moves over the run, as multiples of --load or --rate-rps: constant, steps:M@T,... "
-         "(multiplier M from T s on, the first at 0) or bursts:PEAK:EVERY_S:FOR_S (PEAK times the rate for FOR_S at "
-         "the start of every EVERY_S); arrivals stay Poisson at the rate of the moment")
-      ->default_str("constant");
+  add_rate_profile_option(cmd, c.rate_profile);
   cmd.add_option("--workers", c.workers,
                  "Worker cores (default: CPUs - 1, here " + std::to_string(max_workers()) + ")")
       ->check(CLI::Range(1u, 4096u));

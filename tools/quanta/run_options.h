@@ -33,6 +33,8 @@ void add_run_options(CLI::App& command, RunOptions& options, bool simulated = fa
 void add_runtime_resource_options(CLI::App& command, RunConfig& config);
 // --idle spin|yield|block (quanta run and quanta serve; the simulator has no idle loop).
 void add_idle_option(CLI::App& command, RunConfig& config);
+// --rate-profile (io/rate_profile.h), checked as it is parsed.
+void add_rate_profile_option(CLI::App& command, std::string& profile);
 // --overrun-report-quanta and --watchdog-ms (runtime/quantum_watchdog.h).
 void add_watchdog_options(CLI::App& command, RunConfig& config);
 
