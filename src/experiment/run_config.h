@@ -16,6 +16,9 @@ struct RunConfig {
   std::optional<double> rate_rps;      // exact offered rate, overrides load
   // How the rate moves over the run, as multiples of the load or rate (io/rate_profile.h).
   std::string rate_profile = "constant";
+  // --class-schedule "lc,be:30/100[:cap]": LC/BE classes with runtime/period budgets (us)
+  // per worker, by class index (policy/classed_policy.h; the simulator so far).
+  std::string class_schedule;
   double interval_s = 0;               // --interval-s: latency per interval of this length (0: none; sim)
   unsigned workers = 0;                // 0: max_workers()
   double quantum_us = 2.0;             // with adaptive_quantum: the first quantum

@@ -17,6 +17,7 @@
 #include "policy/local_policy.h"
 #include "sim/arrivals.h"
 #include "sim/id_queue.h"
+#include "policy/classed_policy.h"
 #include "sim/quantum_controller.h"
 #include "sim/quantum_timing.h"
 #include "sim/stall_trace.h"
@@ -51,6 +52,7 @@ struct Request {
 // ring until the worker's loop admits them between quanta, as in Worker::run().
 struct Server {
   std::unique_ptr<LocalPolicy> policy;
+  ClassedPolicy* classed = nullptr;    // --class-schedule: the policy, as its class-aware self
   std::vector<uint32_t> slot_request;  // slot -> request id
   std::vector<uint32_t> free_slots;
   IdQueue ring;
@@ -68,6 +70,9 @@ struct WorkerState {
   bool finishes = false;     // the current quantum completes the request
   Phase phase = Phase::kQuantum;
   QuantumSpec spec;          // the current quantum, while the monitor has yet to look
+  // --class-schedule: the running task's scheduling class and how long its budget lets it run.
+  uint32_t running_class = 0;
+  double quantum_cap_ns = kForever;
 };
 
 // Work the dispatcher has committed to that ends in an event: a quantum of the request it
@@ -257,8 +262,20 @@ Engine::Engine(const SimConfig& config, const Workload& workload, SimObserver* o
   const uint32_t server_count = spec_.kind == Kind::kCentral ? 1 : w;
   const uint32_t server_slots = spec_.kind == Kind::kCentral ? slots * w : slots;
   servers_.resize(server_count);
+  if (!cfg_.class_schedule.empty() && spec_.kind != Kind::kPerRequest) {
+    throw std::invalid_argument("--class-schedule: needs a two-level --dispatch (jsq-msq, jsq, random, po2): each "
+                                "worker schedules its own classes");
+  }
   for (Server& s : servers_) {
-    s.policy = make_local_policy(cfg_.local_policy, server_slots);
+    if (!cfg_.class_schedule.empty()) {
+      // Budgets in simulated ns: the schedule's runtimes and periods are in us.
+      auto classed = std::make_unique<ClassedPolicy>(cfg_.local_policy, server_slots,
+                                                     parse_class_schedule(cfg_.class_schedule, 1000.0));
+      s.classed = classed.get();
+      s.policy = std::move(classed);
+    } else {
+      s.policy = make_local_policy(cfg_.local_policy, server_slots);
+    }
     s.slot_request.assign(server_slots, kNone);
     for (uint32_t i = server_slots; i-- > 0;) s.free_slots.push_back(i);
   }
@@ -388,6 +405,7 @@ void Engine::admit(Server& server, uint32_t id) {
   server.free_slots.pop_back();
   server.slot_request[slot] = id;
   requests_[id].slot = slot;
+  if (server.classed) server.classed->set_class(slot, requests_[id].class_index);
   server.policy->admit(slot);
 }
 
@@ -407,7 +425,7 @@ void Engine::start(uint32_t w, uint32_t id, double now) {
   set_busy(w);
   if (!cpus_.empty()) {
     // The worker's CPU may be taken away before or during the quantum (clock only).
-    const double quantum = preemptive_ ? quantum_ns_ + jitter_ns() : kForever;
+    const double quantum = preemptive_ ? std::min(quantum_ns_, ws.quantum_cap_ns) + jitter_ns() : kForever;
     const StalledCpu::Stint stint = cpus_[1 + w]->run(now, r.remaining_ns, quantum);
     ws.served_ns = stint.work_ns;
     ws.finishes = stint.finished;
@@ -420,7 +438,7 @@ void Engine::start(uint32_t w, uint32_t id, double now) {
   spec.mechanism = preemptive_ ? mechanism_ : PreemptMechanism::kNone;
   spec.start_ns = now;
   spec.remaining_ns = r.remaining_ns;
-  spec.quantum_ns = preemptive_ ? quantum_ns_ : kForever;
+  spec.quantum_ns = preemptive_ ? std::min(quantum_ns_, ws.quantum_cap_ns) : kForever;
   // A signal stops the task wherever it is; the other mechanisms wait for a probe.
   spec.probe_jitter_ns = preemptive_ && mechanism_ != PreemptMechanism::kSignal ? jitter_ns() : 0;
   spec.backstop_ns = backstop_ns_;
@@ -529,11 +547,17 @@ bool Engine::dispatcher_takes(uint32_t id) {
 
 bool Engine::start_next(uint32_t w, double now) {
   Server& s = servers_[workers_[w].server];
+  if (s.classed) s.classed->set_now(static_cast<uint64_t>(std::llround(now)));
   const std::optional<TaskId> slot = s.policy->pick();
   if (!slot) {
     set_idle(w);
     heap_.erase(w);
     return false;
+  }
+  if (s.classed) {
+    const uint64_t allowance = s.classed->allowance();
+    workers_[w].running_class = *s.classed->picked_class();
+    workers_[w].quantum_cap_ns = allowance == ClassBandwidth::kUnlimited ? kForever : static_cast<double>(allowance);
   }
   start(w, s.slot_request[*slot], now);
   return true;
@@ -651,6 +675,10 @@ void Engine::on_quantum_end(uint32_t w, double now) {
   Request& r = requests_[id];
   r.remaining_ns -= ws.served_ns;
   r.attained_ns += ws.served_ns;
+  if (Server& s = servers_[ws.server]; s.classed) {
+    s.classed->charge(ws.running_class, static_cast<uint64_t>(std::llround(ws.served_ns)),
+                      static_cast<uint64_t>(std::llround(now)));
+  }
   ++r.quanta;
   ++quanta_;
   // The worker's counter of serviced quanta, as Worker::run() keeps it (MSQ reads it).

@@ -10,6 +10,7 @@
 #include "linux_options.h"
 #include "policy/adaptive_quantum.h"
 #include "policy/central_policy.h"
+#include "policy/classed_policy.h"
 #include "policy/dispatch_policy.h"
 #include "policy/local_policy.h"
 #include "preempt/mechanism.h"
@@ -149,6 +150,20 @@ void add_run_options(CLI::App& cmd, RunOptions& o, bool simulated) {
                  "Worker cores (default: CPUs - 1, here " + std::to_string(max_workers()) + ")")
       ->check(CLI::Range(1u, 4096u));
   if (simulated) {
+    cmd.add_option_function<std::string>(
+           "--class-schedule",
+           [&c](const std::string& v) {
+             try {
+               parse_class_schedule(v, 1000.0);
+             } catch (const std::invalid_argument& e) {
+               throw CLI::ValidationError("--class-schedule", e.what());
+             }
+             c.class_schedule = v;
+           },
+           "Latency-critical and best-effort classes on each worker, by class index: lc or be, then optionally "
+           ":RUNTIME/PERIOD (us; Microquanta's bandwidth: the class gets RUNTIME of every PERIOD even while "
+           "others wait, and past it runs only on an idle CPU), :cap (not even then) and :pN (priority). E.g. "
+           "lc,be:30/100. LC runs before BE without a budget; two-level dispatch only");
     cmd.add_option("--interval-s", c.interval_s,
                    "Also report every request's sojourn by the interval of this length it finished in (p50, p99, "
                    "p99.9 per interval under \"intervals\" in the JSON), to see a run change over time; 0: no")
