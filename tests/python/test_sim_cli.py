@@ -142,6 +142,25 @@ def test_bad_calibration_file_exits_2(tmp_path):
     assert "--calibration" in proc.stderr and "JSON" in proc.stderr
 
 
+@pytest.mark.parametrize(
+    "content, key",
+    [
+        ('{"bogus": 1}', "'bogus'"),
+        ('{"quantum_round_trip_ns": 40, "probe_overhead_pc": 3}', "'probe_overhead_pc'"),
+        ('{"dispatch_ns_per_request": {"dispatcher_only": 30, "dispatcher_onyl": 3}}',
+         "'dispatch_ns_per_request.dispatcher_onyl'"),
+    ],
+)
+def test_unknown_calibration_key_exits_2_naming_it(tmp_path, content, key):
+    # A misspelt key would otherwise leave its overhead at 0 without a word.
+    cal = tmp_path / "cal.json"
+    cal.write_text(content)
+    proc = quanta("sim", "--jobs", "1000", "--calibration", str(cal))
+    assert proc.returncode == 2
+    assert "--calibration" in proc.stderr and f"unknown key {key}" in proc.stderr
+    assert proc.stdout == ""
+
+
 def test_max_load_bisects_and_reports_points():
     # M/M/1 FCFS: p99 sojourn = ln(100)/(1 - load) us <= 15.35 up to load 0.7.
     out = sim_json("--workload", "exp1", "--workers", "1", "--local", "fcfs", "--preempt", "none",
