@@ -15,9 +15,8 @@ ArrivalProcess parse_arrival_process(const std::string& name) {
 std::vector<Arrival> make_send_schedule(const Workload& workload, const ScheduleSpec& spec, ArrivalProcess process) {
   if (process == ArrivalProcess::kPoisson) return make_poisson_schedule(workload, spec);
   constexpr double kMaxSends = 200e6;  // the limit make_poisson_schedule keeps
-  if (spec.rate_rps * spec.duration_s > kMaxSends) {
-    throw std::invalid_argument("rate x duration asks for more than the 200 M requests a schedule holds; lower "
-                                "--duration-s");
+  if (!(spec.rate_rps * spec.duration_s <= kMaxSends)) {
+    throw std::invalid_argument(too_many_arrivals_message(spec.rate_rps * spec.duration_s));
   }
   // Same service draws as Poisson for this seed, evenly spaced in time; as many as fit.
   const double gap_ns = 1e9 / spec.rate_rps;

@@ -29,16 +29,16 @@ void add_load_options(CLI::App& cmd, LoadOptions& o) {
                               "of the workload")
                    ->capture_default_str()
                    ->check(finite_number())
-                   ->check(CLI::PositiveNumber);
+                   ->check(positive_number());
   auto* rate = cmd.add_option("--rate-rps", o.rate_rps, "Offered rate in requests per second (instead of --load)")
                    ->check(finite_number())
-                   ->check(CLI::PositiveNumber);
+                   ->check(positive_number());
   load->excludes(rate);
   rate->excludes(load);
   auto* duration = cmd.add_option("--duration-s", o.duration_s, "Seconds of sends")
       ->capture_default_str()
       ->check(finite_number())
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   cmd.add_option("--warmup-frac", o.warmup_frac, "Fraction of the run (by intended send time) left out of the statistics")
       ->capture_default_str()
       ->check(finite_number())

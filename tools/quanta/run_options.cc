@@ -103,10 +103,10 @@ void add_run_options(CLI::App& cmd, RunOptions& o, bool simulated) {
   auto* load = cmd.add_option("--load", c.load, "Offered load as a fraction of the workers' capacity")
                    ->capture_default_str()
                    ->check(finite_number())
-                   ->check(CLI::PositiveNumber);
+                   ->check(positive_number());
   auto* rate = cmd.add_option("--rate-rps", c.rate_rps, "Offered rate in requests per second (instead of --load)")
                    ->check(finite_number())
-                   ->check(CLI::PositiveNumber);
+                   ->check(positive_number());
   load->excludes(rate);
   rate->excludes(load);
   cmd.add_option("--workers", c.workers,
@@ -115,7 +115,7 @@ void add_run_options(CLI::App& cmd, RunOptions& o, bool simulated) {
   cmd.add_option("--quantum-us", c.quantum_us, "Quantum in microseconds")
       ->capture_default_str()
       ->check(finite_number())
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   cmd.add_option("--local", o.local_list, "Local policy per worker: ps, fcfs, las (comma list: run each)")
       ->capture_default_str();
   cmd.add_option("--dispatch", o.dispatch_list,
@@ -133,11 +133,11 @@ void add_run_options(CLI::App& cmd, RunOptions& o, bool simulated) {
                  "hybrid: signal a task still running this long into its quantum (code without probes)")
       ->capture_default_str()
       ->check(finite_number())
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   cmd.add_option("--duration-s", c.duration_s, "Seconds of arrivals")
       ->capture_default_str()
       ->check(finite_number())
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   cmd.add_option("--warmup-frac", c.warmup_frac, "Fraction of the run left out of the statistics")
       ->capture_default_str()
       ->check(finite_number())

@@ -29,22 +29,22 @@ void add_sim_options(CLI::App& cmd, SimOptions& o) {
                  "dispatch_ns_per_request, quantum_jitter_ns, request_overhead_ns; the options below override it");
   cmd.add_option("--preempt-overhead-ns", o.preempt_overhead_ns, "Worker time lost at each preemption (default 0)")
       ->check(finite_number())
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative_number());
   cmd.add_option("--probe-overhead-pct", o.probe_overhead_pct,
                  "Instrumented handlers run this much slower, in percent (default 0)")
       ->check(finite_number())
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative_number());
   cmd.add_option("--dispatch-ns", o.dispatch_ns, "Dispatcher time per request; it serves requests one by one (default 0)")
       ->check(finite_number())
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative_number());
   cmd.add_option("--quantum-jitter-ns", o.quantum_jitter_ns,
                  "Sigma of a one-sided normal added to every quantum: imprecise preemption (default 0)")
       ->check(finite_number())
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative_number());
   cmd.add_option("--request-overhead-ns", o.request_overhead_ns,
                  "Worker time per request outside the handler: admit, start the task, finish (default 0)")
       ->check(finite_number())
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative_number());
   cmd.add_option("--stalls", o.stalls,
                  "Replay a machine's host stalls (the JSON of quanta-bench-stalls --trace) on every simulated CPU");
   cmd.add_option("--stall-window", o.stall_window,
