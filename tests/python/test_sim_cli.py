@@ -130,8 +130,14 @@ def test_bad_input_exits_2_naming_the_option(args, named):
 
 
 def test_a_run_too_long_to_simulate_is_refused_not_run():
-    proc = quanta("sim", "--duration-s", "1e12")
+    proc = quanta("sim", "--duration-s", "1e8")
     assert proc.returncode == 2 and "--duration-s" in proc.stderr and "1e10" in proc.stderr
+    # Longer than simulated time (whole ns in 64 bits) holds: refused as an option.
+    proc = quanta("sim", "--duration-s", "1e12")
+    assert proc.returncode == 2 and "--duration-s" in proc.stderr and "at most 1e+09" in proc.stderr
+    # As many --jobs as asked, at a rate so low that they would outlast that clock.
+    proc = quanta("sim", "--jobs", "1000", "--load", "1e-12")
+    assert proc.returncode == 2 and "--jobs" in proc.stderr and "simulated time" in proc.stderr
 
 
 def test_bad_calibration_file_exits_2(tmp_path):

@@ -38,7 +38,8 @@ void add_load_options(CLI::App& cmd, LoadOptions& o) {
   auto* duration = cmd.add_option("--duration-s", o.duration_s, "Seconds of sends")
       ->capture_default_str()
       ->check(finite_number())
-      ->check(positive_number());
+      ->check(positive_number())
+      ->check(at_most(1e9, "send times are whole ns in 64 bits"));
   cmd.add_option("--warmup-frac", o.warmup_frac, "Fraction of the run (by intended send time) left out of the statistics")
       ->capture_default_str()
       ->check(finite_number())

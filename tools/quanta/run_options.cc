@@ -137,7 +137,8 @@ void add_run_options(CLI::App& cmd, RunOptions& o, bool simulated) {
   cmd.add_option("--duration-s", c.duration_s, "Seconds of arrivals")
       ->capture_default_str()
       ->check(finite_number())
-      ->check(positive_number());
+      ->check(positive_number())
+      ->check(at_most(1e9, "arrival times are whole ns in 64 bits"));
   cmd.add_option("--warmup-frac", c.warmup_frac, "Fraction of the run left out of the statistics")
       ->capture_default_str()
       ->check(finite_number())
