@@ -30,6 +30,9 @@ bash scripts/build.sh --sanitize
 # plain code, so the preemption signal's handler never finds the task inside its
 # signal-safe code and never switches from there (signal_switches stays 0):
 #   SignalPreempt.LongRequestsArePreemptedFromInsideTheHandler
+#   StallMarking.*   a SIGUSR2 whose handler sleeps must stop a worker spinning in a request;
+#                    deferred, it comes when the worker next calls into libc, or never (it
+#                    hangs on a loaded machine)
 #   CentralDispatch.EveryMechanismPreemptsThroughTheCentralQueue   (its signal case)
 #   PoliciesComplete.EveryMechanismFinishesEveryRequest            (its signal and flag cases)
 # Also left out, NOT explained yet (an open problem, not a known TSan limit): under TSan the
@@ -37,7 +40,7 @@ bash scripts/build.sh --sanitize
 # flag tests of handlers linked into the test binary pass; these tests pass in the plain and
 # ASan builds, and TSan reports no race in them:
 #   PreemptOrder.ShortRequestBehindALongOneFinishesFirst/flag, and the flag case above
-tsan_skip='LongRequestsArePreemptedFromInsideTheHandler|EveryMechanismPreemptsThroughTheCentralQueue'
+tsan_skip='LongRequestsArePreemptedFromInsideTheHandler|StallMarking\.|EveryMechanismPreemptsThroughTheCentralQueue'
 tsan_skip+='|PoliciesComplete\.EveryMechanismFinishesEveryRequest|ShortRequestBehindALongOneFinishesFirst/flag'
 bash scripts/build.sh --tsan
 (cd build-tsan && TSAN_OPTIONS=second_deadlock_stack=1 ctest --output-on-failure -R '^(unit|integration)\.' \
