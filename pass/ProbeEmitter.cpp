@@ -89,10 +89,13 @@ Value* ProbeEmitter::flagSlowReload(IRBuilder<>& B) {
   return B.CreateCall(flagReload_, {}, "quanta.flagp.fresh");
 }
 
-// The flag read through `word` (volatile) and the branch to a new, unlikely block before
-// `at`, which is returned for the slow path.
+// The flag read through `word` and the branch to a new, unlikely block before `at`, which is
+// returned for the slow path. The load is volatile (never merged with an earlier one) and
+// atomic (monotonic: the monitor writes the flag from another thread while the task reads
+// it, a data race for a plain load; on x86 the same single mov).
 Instruction* ProbeEmitter::ifFlagSet(IRBuilder<>& B, Value* word, Instruction* at, LoopInfo* LI) {
-  Value* flag = B.CreateAlignedLoad(B.getInt32Ty(), word, Align(4), /*isVolatile=*/true, "quanta.flag");
+  LoadInst* flag = B.CreateAlignedLoad(B.getInt32Ty(), word, Align(4), /*isVolatile=*/true, "quanta.flag");
+  flag->setAtomic(AtomicOrdering::Monotonic);
   Value* set = B.CreateICmpNE(flag, B.getInt32(0), "quanta.set");
   return SplitBlockAndInsertIfThen(set, at, false, unlikely_, nullptr, LI);
 }

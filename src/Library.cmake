@@ -44,7 +44,7 @@ target_link_options(quanta_shared PRIVATE
 
 # Self-contained: every symbol resolves inside or in the libraries it names. Not under
 # the sanitizers, whose runtime a shared library leaves to the program that loads it.
-if(NOT QUANTA_SANITIZE)
+if(NOT QUANTA_SANITIZE AND NOT QUANTA_TSAN)
   target_link_options(quanta_shared PRIVATE -Wl,--no-undefined)
 endif()
 

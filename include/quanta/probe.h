@@ -8,8 +8,9 @@
  *    executed there never fires.
  *  - quanta_flag_word: thread-local pointer to this worker's preemption flag (a cache line
  *    written by a monitor). It points at a word that is always zero outside workers. The
- *    probe must load through it with a volatile (or atomic) load on every execution; a
- *    plain load may be hoisted out of a loop and the task would never see the flag.
+ *    probe must load through it with a volatile atomic (relaxed) load on every execution; a
+ *    plain load may be hoisted out of a loop and the task would never see the flag, and is
+ *    a data race with the monitor's store.
  *  - quanta_probe_slow(): out-of-line slow path. Yields if preemption is enabled, else
  *    records a pending preemption that the matching quanta_preempt_enable() honours.
  *
@@ -71,14 +72,34 @@ static inline uint64_t quanta_read_tsc(void) {
   return ((uint64_t)hi << 32) | lo;
 }
 
+/* This thread's deadline and flag pointer, read through %fs at every probe. A task may
+ * resume on another thread after its probe yields, and the compiler takes a thread-local's
+ * address as fixed within a function: code that keeps the address it computed before the
+ * yield would read the old thread's variable (ThreadSanitizer builds do: TSan needs the
+ * address itself). The asm is the same single %fs-relative load a plain read compiles to. */
+static inline uint64_t quanta_this_thread_deadline_tsc(void) {
+  uint64_t deadline;
+  __asm__ volatile("movq quanta_deadline_tsc@gottpoff(%%rip), %0\n\tmovq %%fs:(%0), %0" : "=r"(deadline));
+  return deadline;
+}
+
+static inline const volatile uint32_t* quanta_this_thread_flag_word(void) {
+  const volatile uint32_t* word;
+  __asm__ volatile("movq quanta_flag_word@gottpoff(%%rip), %0\n\tmovq %%fs:(%0), %0" : "=r"(word));
+  return word;
+}
+
 /* Clock probe (Tiny Quanta): one TLS load, one rdtsc, one compare. */
 static inline void quanta_probe(void) {
-  if (__builtin_expect(quanta_read_tsc() >= quanta_deadline_tsc, 0)) quanta_probe_slow();
+  if (__builtin_expect(quanta_read_tsc() >= quanta_this_thread_deadline_tsc(), 0)) quanta_probe_slow();
 }
 
 /* Flag probe (Concord): one TLS load and one volatile load of a shared cache line. */
 static inline void quanta_flag_probe(void) {
-  if (__builtin_expect(*quanta_flag_word != 0, 0)) quanta_flag_probe_slow();
+  /* Atomic (relaxed) as well as volatile: the monitor writes the flag from another thread. */
+  if (__builtin_expect(__atomic_load_n(quanta_this_thread_flag_word(), __ATOMIC_RELAXED) != 0, 0)) {
+    quanta_flag_probe_slow();
+  }
 }
 
 #ifdef __cplusplus

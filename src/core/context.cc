@@ -6,6 +6,9 @@
 #if defined(QUANTA_ASAN)
 #include <sanitizer/asan_interface.h>
 #endif
+#if defined(QUANTA_TSAN)
+#include <sanitizer/tsan_interface.h>
+#endif
 
 namespace bctx = boost::context::detail;
 
@@ -28,6 +31,23 @@ void fcontext_entry(bctx::transfer_t transfer);
 #define QUANTA_ASAN_ARRIVE(self, prev) ((void)0)
 #endif
 
+// TSan: a task runs as a fiber of its own, made when its context is prepared; a thread's own
+// context takes whatever fiber the thread was on when it switched away. The switch itself
+// synchronizes (flag 0): what one side wrote before the jump, the other side may read after.
+#if defined(QUANTA_TSAN)
+#define QUANTA_TSAN_LEAVE(from, to)                                    \
+  do {                                                                 \
+    if (!(from).tsan_owned_) (from).tsan_fiber_ = __tsan_get_current_fiber(); \
+    __tsan_switch_to_fiber((to).tsan_fiber_, 0);                       \
+  } while (0)
+
+Context::~Context() {
+  if (tsan_owned_) __tsan_destroy_fiber(tsan_fiber_);
+}
+#else
+#define QUANTA_TSAN_LEAVE(from, to) ((void)0)
+#endif
+
 void Context::prepare(StackRegion stack, Entry entry, void* arg) {
   stack_ = stack;
   entry_ = entry;
@@ -39,6 +59,13 @@ void Context::prepare(StackRegion stack, Entry entry, void* arg) {
   asan_fake_stack_ = nullptr;
   asan_bottom_ = stack.base;
   asan_size_ = stack.size;
+#endif
+#if defined(QUANTA_TSAN)
+  // A context is prepared again only once its task has finished (switch_final): its old
+  // fiber is no thread's current one.
+  if (tsan_owned_) __tsan_destroy_fiber(tsan_fiber_);
+  tsan_fiber_ = __tsan_create_fiber(0);
+  tsan_owned_ = true;
 #endif
 }
 
@@ -61,6 +88,7 @@ void fcontext_entry(bctx::transfer_t transfer) { Context::first_entry(transfer.d
 void Context::switch_to(Context& from, Context& to) {
   to.resumer_ = &from;
   QUANTA_ASAN_LEAVE(from, to, false);
+  QUANTA_TSAN_LEAVE(from, to);
   bctx::transfer_t back = bctx::jump_fcontext(to.fctx_, &to);
   // Resumed: remember where the side that resumed us stopped.
   from.resumer_->fctx_ = back.fctx;
@@ -70,6 +98,7 @@ void Context::switch_to(Context& from, Context& to) {
 void Context::switch_final(Context& from, Context& to) {
   to.resumer_ = &from;
   QUANTA_ASAN_LEAVE(from, to, true);
+  QUANTA_TSAN_LEAVE(from, to);
   bctx::jump_fcontext(to.fctx_, &to);
   std::abort();  // a finished context is never resumed
 }

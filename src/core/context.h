@@ -1,5 +1,7 @@
 // Stackful context switch on Boost.Context's fcontext (the assembly jump, no allocation),
-// with the AddressSanitizer fiber annotations so ASan follows execution onto task stacks.
+// with the AddressSanitizer fiber annotations so ASan follows execution onto task stacks,
+// and ThreadSanitizer's (QUANTA_TSAN) so TSan keeps a task's history with the task, on
+// whichever thread it resumes, rather than mixing it into the thread that ran it last.
 #pragma once
 
 #include <cstddef>
@@ -17,6 +19,9 @@ class Context {
   using Entry = void (*)(void* arg);
 
   Context() = default;
+#if defined(QUANTA_TSAN)
+  ~Context();
+#endif
   Context(const Context&) = delete;
   Context& operator=(const Context&) = delete;
 
@@ -44,6 +49,10 @@ class Context {
   void* asan_fake_stack_ = nullptr;
   const void* asan_bottom_ = nullptr;  // stack bounds of this side, as ASan reports them
   std::size_t asan_size_ = 0;
+#endif
+#if defined(QUANTA_TSAN)
+  void* tsan_fiber_ = nullptr;  // a task's own fiber (made by prepare), or the thread's while it is switched out
+  bool tsan_owned_ = false;     // tsan_fiber_ was made by prepare and is destroyed here
 #endif
 };
 

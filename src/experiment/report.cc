@@ -332,9 +332,10 @@ std::string runs_to_text(const std::vector<json>& runs) {
   if (runs.empty()) return out;
   const json& first = runs.front()["config"];
   char head[256];
-  std::snprintf(head, sizeof head, "%s  workload %s  load %.2f (%s rps offered)  workers %d  quantum %g us  %g s\n",
+  // number(): a load of 1e300 (the simulator takes it) is not printed with 300 digits.
+  std::snprintf(head, sizeof head, "%s  workload %s  load %s (%s rps offered)  workers %d  quantum %g us  %g s\n",
                 runs.front()["mode"].get<std::string>().c_str(), first["workload"].get<std::string>().c_str(),
-                first["load"].get<double>(), number(first["rate_rps"].get<double>()).c_str(),
+                number(first["load"].get<double>()).c_str(), number(first["rate_rps"].get<double>()).c_str(),
                 first["workers"].get<int>(), first["quantum_us"].get<double>(), first["duration_s"].get<double>());
   out += head;
   std::vector<std::string> names;

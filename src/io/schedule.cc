@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <stdexcept>
 #include <string>
 
@@ -12,13 +13,20 @@ Arrival make_arrival(double t_ns, const ServiceSample& s) {
   return {static_cast<uint64_t>(t_ns), static_cast<uint32_t>(service), s.class_index};
 }
 
+std::string too_many_arrivals_message(double expected) {
+  // %g: a rate of 1e300 is not worth 300 digits; a cast of it to an integer is undefined.
+  char text[240];
+  std::snprintf(text, sizeof text,
+                "--load or --rate-rps x --duration-s asks for %.3g requests, more than the 200 M a schedule holds; "
+                "lower --duration-s or the rate",
+                expected);
+  return text;
+}
+
 std::vector<Arrival> make_poisson_schedule(const Workload& workload, const ScheduleSpec& spec) {
   constexpr double kMaxArrivals = 200e6;
   const double expected = spec.rate_rps * spec.duration_s * (spec.profile ? spec.profile->mean(spec.duration_s) : 1.0);
-  if (expected > kMaxArrivals) {
-    throw std::invalid_argument("rate x duration asks for " + std::to_string(static_cast<uint64_t>(expected)) +
-                                " requests, more than the 200 M a schedule holds; lower --duration-s");
-  }
+  if (!(expected <= kMaxArrivals)) throw std::invalid_argument(too_many_arrivals_message(expected));
   std::vector<Arrival> schedule;
   schedule.reserve(static_cast<std::size_t>(expected * 1.01 + 64));
   // Separate streams for gaps and service times: changing the rate keeps the sequence of

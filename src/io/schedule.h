@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "io/rate_profile.h"
@@ -32,5 +33,7 @@ Arrival make_arrival(double t_ns, const ServiceSample& s);
 // Throws std::invalid_argument if the schedule would not fit in memory (over 200 M
 // arrivals): lower --duration-s or the rate.
 std::vector<Arrival> make_poisson_schedule(const Workload& workload, const ScheduleSpec& spec);
+// That error's message, naming the options behind rate x duration (`expected` requests).
+std::string too_many_arrivals_message(double expected);
 
 }  // namespace quanta

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <cstdio>
 #include <map>
 #include <stdexcept>
 
@@ -42,13 +41,16 @@ double positive(std::string_view spec, std::string_view field, std::string_view 
   return value;
 }
 
-// A request's service time is held in ns in 32 bits: 4 s at most. A longer one would be cut
-// to 4 s while the report still named the spec's time.
+// A request's service time is held in whole ns in 32 bits: from 1 ns to 4 s. A time outside
+// would be rounded into that range while the report (and the rate --load derives from the
+// mean) still used the spec's time.
 constexpr double kLongestServiceUs = 4e6;
+constexpr double kShortestServiceUs = 1e-3;
 
 double service_time(std::string_view spec, std::string_view field, std::string_view what) {
   const double value = positive(spec, field, what);
   if (value > kLongestServiceUs) bad(spec, std::string(what) + " must be at most 4e6 us (4 s)");
+  if (value < kShortestServiceUs) bad(spec, std::string(what) + " must be at least 0.001 us (1 ns)");
   return value;
 }
 
@@ -73,16 +75,19 @@ double share_of_mean_above_cap(double mean_us, double sigma) {
 // take more than 1% of it.
 double mean_of_continuous(std::string_view spec, std::string_view field, double sigma) {
   const double value = positive(spec, field, "mean");
+  if (value < kShortestServiceUs) bad(spec, "mean must be at least 0.001 us (1 ns)");
   if (share_of_mean_above_cap(value, sigma) > 0.01) {
     bad(spec, "mean too large: over 1% of it would come from draws above 4 s, which are cut to 4 s");
   }
   return value;
 }
 
+// The shortest text that reads back as `us`: two different times never share a key (as
+// "%g" made 1.0000001 and 1.0000002 both "1").
 std::string format_us(double us) {
   char text[32];
-  std::snprintf(text, sizeof text, "%g", us);
-  return text;
+  const auto result = std::to_chars(text, text + sizeof text, us);
+  return std::string(text, result.ptr);
 }
 
 }  // namespace

@@ -16,9 +16,8 @@ std::vector<Arrival> make_send_schedule(const Workload& workload, const Schedule
   if (process == ArrivalProcess::kPoisson) return make_poisson_schedule(workload, spec);
   constexpr double kMaxSends = 200e6;  // the limit make_poisson_schedule keeps
   const double mean_multiplier = spec.profile ? spec.profile->mean(spec.duration_s) : 1.0;
-  if (spec.rate_rps * spec.duration_s * mean_multiplier > kMaxSends) {
-    throw std::invalid_argument("rate x duration asks for more than the 200 M requests a schedule holds; lower "
-                                "--duration-s");
+  if (!(spec.rate_rps * spec.duration_s * mean_multiplier <= kMaxSends)) {
+    throw std::invalid_argument(too_many_arrivals_message(spec.rate_rps * spec.duration_s * mean_multiplier));
   }
   // Same service draws as Poisson for this seed, evenly spaced in time (at the rate of the
   // moment, with a profile); as many as fit.

@@ -23,7 +23,7 @@ namespace {
 // A flag is for this quantum only if it names it; an older value is a monitor's late
 // store for a quantum that already ended, and is cleared.
 bool flag_names_this_quantum(PreemptState& state) {
-  const uint32_t value = *quanta_flag_word;
+  const uint32_t value = __atomic_load_n(quanta_flag_word, __ATOMIC_RELAXED);
   if (value == 0) return false;
   if (value == state.flag_seq) return true;
   __atomic_store_n(const_cast<uint32_t*>(quanta_flag_word), 0u, __ATOMIC_RELAXED);

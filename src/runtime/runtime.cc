@@ -151,6 +151,10 @@ Runtime::Runtime(const RuntimeConfig& config, const quanta_app& app)
   check_range("class_count", static_cast<double>(config.class_count), 1, 65536);
   check_range("--stall-threshold-us", config.stall_threshold_us, 1, 1e9);
   check_range("--overrun-report-quanta", config.overrun_report_quanta, 0, 1e9);
+  if (config.overrun_report_quanta > 0 && config.overrun_report_quanta < 1) {
+    bad("--overrun-report-quanta", "must be 0 (never) or at least 1 (a quantum), not " +
+                                       std::to_string(config.overrun_report_quanta));
+  }
   check_range("--watchdog-ms", config.watchdog_ms, 0, 1e9);
   Parts& p = *parts_;
   p.spec = parse_dispatch_spec(config.dispatch_policy);

@@ -5,6 +5,7 @@
 #include <set>
 #include <string>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
@@ -23,8 +24,8 @@ const std::set<std::string>& known_keys() {
       "signal_preemption_ns", "signal_cpu_cost_ns", "monitor_poll_ns", "requeue_ns",
       // written by quanta calibrate, not read
       "machine", "probe_ns", "tsc_read_ns", "user_interrupts",
-      // notes
-      "notes", "source"};
+      // notes, and what `quanta calibrate` could not measure on this machine (one CPU)
+      "notes", "source", "not_measured"};
   return keys;
 }
 
@@ -37,13 +38,17 @@ SimOverheads load_calibration(const std::string& path) {
   }
   std::ifstream in(path);
   if (!in) throw std::invalid_argument("--calibration: cannot read '" + path + "'");
+  const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  if (in.bad()) throw std::invalid_argument("--calibration: cannot read '" + path + "'");
+  return parse_calibration(text, path);
+}
+
+SimOverheads parse_calibration(std::string_view text, const std::string& path) {
   nlohmann::json doc;
   try {
-    doc = nlohmann::json::parse(in);
+    doc = nlohmann::json::parse(text);
   } catch (const nlohmann::json::exception& e) {
     throw std::invalid_argument("--calibration: '" + path + "' is not valid JSON: " + e.what());
-  } catch (const std::exception& e) {
-    throw std::invalid_argument("--calibration: cannot read '" + path + "': " + e.what());
   }
   if (!doc.is_object()) throw std::invalid_argument("--calibration: '" + path + "' must hold a JSON object");
   for (const auto& [key, value] : doc.items()) {
@@ -71,6 +76,13 @@ SimOverheads load_calibration(const std::string& path) {
   read("probe_overhead_pct", o.probe_overhead_pct);
   if (doc.contains("dispatch_ns_per_request") && doc["dispatch_ns_per_request"].is_object()) {
     nlohmann::json inner = doc["dispatch_ns_per_request"];
+    for (const auto& [key, value] : inner.items()) {
+      if (key != "dispatcher_only" && key != "two_level_noop" && key != "central_noop" && key != "jbsq2_noop") {
+        throw std::invalid_argument("--calibration: '" + path + "': unknown key 'dispatch_ns_per_request." + key +
+                                    "' (quanta calibrate writes dispatcher_only, two_level_noop, central_noop and "
+                                    "jbsq2_noop there; the simulator reads dispatcher_only)");
+      }
+    }
     if (!inner.contains("dispatcher_only")) {
       throw std::invalid_argument("--calibration: '" + path +
                                   "': key 'dispatch_ns_per_request' is an object without 'dispatcher_only'");

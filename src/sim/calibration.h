@@ -19,6 +19,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "sim/sim_config.h"
 
@@ -27,5 +28,8 @@ namespace quanta {
 // Throws std::invalid_argument naming the file and the problem: missing, a directory, not
 // JSON, not an object, an unknown key, or a known key that is not a non-negative number.
 SimOverheads load_calibration(const std::string& path);
+// The same for the file's contents; `path` only names it in messages. Every value of an
+// accepted file is a finite number >= 0.
+SimOverheads parse_calibration(std::string_view text, const std::string& path);
 
 }  // namespace quanta

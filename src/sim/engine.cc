@@ -380,6 +380,16 @@ void Engine::check_run_size(double rate_rps) const {
     if (static_cast<double>(*jobs_) > kMostArrivals) {
       throw std::invalid_argument("--jobs: the simulator takes at most 1e10 requests in one run");
     }
+    // Simulated time is whole ns in 64 bits; stay far inside it (1e9 s is 1e18 ns).
+    const double span_s = static_cast<double>(*jobs_) / rate_rps;
+    if (!(span_s <= 1e9)) {
+      char text[240];
+      std::snprintf(text, sizeof text,
+                    "--jobs: %.3g arrivals at %.3g requests/s span %.3g s of simulated time, more than the 1e9 s "
+                    "the simulator's clock holds (a larger --load or --rate-rps, or fewer --jobs)",
+                    static_cast<double>(*jobs_), rate_rps, span_s);
+      throw std::invalid_argument(text);
+    }
     return;
   }
   const double arrivals = rate_rps * cfg_.duration_s;

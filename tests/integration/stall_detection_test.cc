@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/tsc.h"
@@ -45,6 +46,9 @@ void noop(const quanta_request*, quanta_response*) {}
 TEST(StallDetection, EveryRuntimeThreadLogsAStallItDidNotCause) {
   ASSERT_TRUE(stall_on_sigusr2(&sleep_in_handler));
   const quanta_app app = handler_only_app("noop", &noop);
+  // The first thread a process creates may bring a sanitizer's helper thread with it
+  // (ThreadSanitizer's background thread): made here, it is not taken for a runtime thread.
+  std::thread([] {}).join();
   const std::vector<int> existing = thread_ids();
   const std::set<int> before(existing.begin(), existing.end());
   RuntimeConfig config;
@@ -67,7 +71,8 @@ TEST(StallDetection, EveryRuntimeThreadLogsAStallItDidNotCause) {
   for (int tid : thread_ids()) {
     if (before.count(tid) == 0) runtime_threads.push_back(tid);
   }
-  ASSERT_EQ(runtime_threads.size(), runtime.workers() + 1u);
+  // EXPECT, not ASSERT: the runtime must still be stopped before the source it polls goes.
+  EXPECT_EQ(runtime_threads.size(), runtime.workers() + 1u);
   for (int tid : runtime_threads) ASSERT_EQ(syscall(SYS_tgkill, getpid(), tid, SIGUSR2), 0);
   // Let every handler run and every loop come back to its clock.
   const timespec settle{0, 4 * kStallNs};

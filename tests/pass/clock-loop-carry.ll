@@ -67,7 +67,7 @@
 ; FLAG: %quanta.entry.cost = mul i64 %{{.*}}, {{[0-9]+}}
 ; FLAG: quanta.probe:
 ; FLAG-NEXT: %quanta.probe.next = add i64 %quanta.iv, [[STRIDE]]
-; FLAG: load volatile i32
+; FLAG: load atomic volatile i32
 
 declare void @note(i64)
 

@@ -45,7 +45,7 @@
 ; FLAG: br i1 %quanta.end, label %done.loopexit, label %quanta.probe
 ; FLAG: quanta.probe:
 ; FLAG-NEXT: %quanta.probe.next = add i64 %quanta.iv, 128
-; FLAG: load volatile i32
+; FLAG: load atomic volatile i32
 ; FLAG: call void @quanta_flag_probe_slow()
 
 ; APART-LABEL: define i64 @sum(

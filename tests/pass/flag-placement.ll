@@ -9,7 +9,7 @@
 ; CHECK-NOT: alloca
 ; CHECK-NEXT: call ptr @llvm.threadlocal.address.p0(ptr @quanta_flag_word)
 ; CHECK-NEXT: load volatile ptr
-; CHECK-NEXT: load volatile i32
+; CHECK-NEXT: load atomic volatile i32
 ;   after the external call
 ; CHECK: %e = call i64 @external(
 ; CHECK-NEXT: call ptr @llvm.threadlocal.address.p0(ptr @quanta_flag_word)
@@ -20,7 +20,7 @@
 ; CHECK: %quanta.at.limit = icmp eq i64 %i.next, %quanta.limit
 ; CHECK: quanta.probe:
 ; CHECK-NEXT: %quanta.probe.next = add i64 %quanta.iv, 128
-; CHECK: load volatile i32
+; CHECK: load atomic volatile i32
 ; CHECK: call void @quanta_flag_probe_slow()
 define i64 @handler(ptr %a, i64 %n) {
 entry:

@@ -25,7 +25,7 @@ declare void @ext(i64)
 ; CHECK-NEXT: br label %loop
 ; CHECK: loop:
 ; CHECK-NEXT: [[P:%quanta.flagp.slot.*]] = phi ptr [ [[FIRST]], %{{.*}} ], [ [[PL:%.*]], %latch ]
-; CHECK: [[F:%.*]] = load volatile i32, ptr [[P]]
+; CHECK: [[F:%.*]] = load atomic volatile i32, ptr [[P]]
 ; CHECK-NEXT: [[SET:%.*]] = icmp ne i32 [[F]], 0
 ; CHECK-NEXT: br i1 [[SET]]
 ; CHECK: call ptr @__quanta_flag_reload()
@@ -33,7 +33,7 @@ declare void @ext(i64)
 ; CHECK-NOT: {{threadlocal.address|quanta.left|load volatile}}
 ; CHECK: quanta.probe:
 ; CHECK-NOT: threadlocal.address
-; CHECK: load volatile i32, ptr %quanta.flagp.slot
+; CHECK: load atomic volatile i32, ptr %quanta.flagp.slot
 ; CHECK-NOT: threadlocal.address
 ; CHECK: call ptr @__quanta_flag_reload()
 ; CHECK-NOT: threadlocal.address
@@ -46,12 +46,12 @@ declare void @ext(i64)
 ; With -quanta-flag-poll-at=latch the read is at the end of the latch instead.
 ; LATCH-LABEL: define i64 @scan(
 ; LATCH: loop:
-; LATCH-NOT: load volatile i32
+; LATCH-NOT: load atomic volatile i32
 ; LATCH: inner:
 ; LATCH: latch:
 ; LATCH-NEXT: [[P:%quanta.flagp.slot.*]] = phi ptr
 ; LATCH: %done = icmp eq
-; LATCH-NEXT: [[F:%.*]] = load volatile i32, ptr [[P]]
+; LATCH-NEXT: [[F:%.*]] = load atomic volatile i32, ptr [[P]]
 ; LATCH-NEXT: [[SET:%.*]] = icmp ne i32 [[F]], 0
 ; LATCH-NEXT: br i1 [[SET]]
 ; LATCH: call ptr @__quanta_flag_reload()
@@ -61,7 +61,7 @@ declare void @ext(i64)
 ; O3-LABEL: define {{.*}} @scan(
 ; O3: load volatile ptr
 ; O3: {{^}}loop:
-; O3: load volatile i32, ptr
+; O3: load atomic volatile i32, ptr
 ; O3: br i1 %{{.*}}, label %exit, label %loop
 define i64 @scan(ptr %a, i64 %n) {
 entry:
@@ -104,16 +104,16 @@ exit:
 ; it to the header.
 ; CHECK-LABEL: define i64 @skip(
 ; CHECK: loop:
-; CHECK-NOT: load volatile i32
+; CHECK-NOT: load atomic volatile i32
 ; CHECK: latch:
 ; CHECK: %done = icmp eq
-; CHECK-NEXT: load volatile i32, ptr %quanta.flagp.slot
+; CHECK-NEXT: load atomic volatile i32, ptr %quanta.flagp.slot
 ; CHECK: ret i64
 ; TOP-LABEL: define i64 @skip(
 ; TOP: loop:
 ; TOP-NEXT: phi ptr
 ; TOP-NEXT: %i = phi
-; TOP-NEXT: load volatile i32, ptr %quanta.flagp.slot
+; TOP-NEXT: load atomic volatile i32, ptr %quanta.flagp.slot
 define i64 @skip(ptr %a, i64 %n) {
 entry:
   br label %loop

@@ -9,7 +9,7 @@
 ; CHECK-LABEL: define {{.*}} @spin(
 ; CHECK: {{^}}loop:
 ; CHECK: load volatile ptr, ptr
-; CHECK-NEXT: load volatile i32, ptr
+; CHECK-NEXT: load atomic volatile i32, ptr
 ; CHECK: br i1 %{{.*}}, label %loop, label %done
 define void @spin(ptr %x, i64 %n) {
 entry:

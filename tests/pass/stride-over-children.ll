@@ -38,7 +38,7 @@
 
 ; POLLED-LABEL: define i64 @lookups(
 ; POLLED: for.body:
-; POLLED: %quanta.flag = load volatile i32
+; POLLED: %quanta.flag = load atomic volatile i32
 ; POLLED-NOT: %quanta.limit
 ; POLLED: %exitcond.not = icmp eq i64 %inc, %n
 

@@ -2,6 +2,7 @@
 JSON schema documented in docs/json-output.md."""
 import json
 import os
+import subprocess
 
 import pytest
 from pathlib import Path
@@ -161,6 +162,29 @@ def test_calibrate_prints_every_measurement(run_quanta, tmp_path):
     assert overheads["monitor_poll_ns"] == data["monitor_poll_ns"]
     assert overheads["preempt_overhead_ns"] == data["quantum_round_trip_ns"]
     assert overheads["requeue_ns"] == data["requeue_ns"]
+
+
+def test_calibrate_on_one_cpu_measures_what_one_cpu_can(quanta_bin, tmp_path):
+    # Pinned to one CPU (as `taskset -c 0` pins it), the measurements that time one CPU from
+    # another cannot run: they are listed as not measured instead of spinning for ever, and
+    # what is left is still a calibration file the simulator reads.
+    out_file = tmp_path / "one_cpu.json"
+    first_cpu = min(os.sched_getaffinity(0))
+    proc = subprocess.run([quanta_bin, "calibrate", "--output", str(out_file)], capture_output=True, text=True,
+                          timeout=120, preexec_fn=lambda: os.sched_setaffinity(0, {first_cpu}))
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert data["machine"]["cpus"] == 1
+    assert data["quantum_round_trip_ns"] > 0 and data["tsc_read_ns"] > 0
+    assert data["probe_ns"]["clock"] >= 0 and data["probe_ns"]["flag"] >= 0
+    two_cpu = {"flag_notification_ns", "dispatch_ns_per_request", "signal_preemption_ns", "signal_cpu_cost_ns"}
+    assert set(data["not_measured"]) == two_cpu
+    assert not two_cpu & set(data)
+    assert "one CPU" in proc.stderr and "not measured" in proc.stderr
+    sim = subprocess.run([quanta_bin, "sim", "--jobs", "1000", "--calibration", str(out_file), "--format", "json"],
+                         capture_output=True, text=True, timeout=60)
+    assert sim.returncode == 0, sim.stderr
+    assert json.loads(sim.stdout)["sim"]["overheads"]["preempt_overhead_ns"] == data["quantum_round_trip_ns"]
 
 
 def test_calibrate_rejects_bad_options(run_quanta):

@@ -175,8 +175,14 @@ def test_bad_input_exits_2_naming_the_option(args, named):
 
 
 def test_a_run_too_long_to_simulate_is_refused_not_run():
-    proc = quanta("sim", "--duration-s", "1e12")
+    proc = quanta("sim", "--duration-s", "1e8")
     assert proc.returncode == 2 and "--duration-s" in proc.stderr and "1e10" in proc.stderr
+    # Longer than simulated time (whole ns in 64 bits) holds: refused as an option.
+    proc = quanta("sim", "--duration-s", "1e12")
+    assert proc.returncode == 2 and "--duration-s" in proc.stderr and "at most 1e+09" in proc.stderr
+    # As many --jobs as asked, at a rate so low that they would outlast that clock.
+    proc = quanta("sim", "--jobs", "1000", "--load", "1e-12")
+    assert proc.returncode == 2 and "--jobs" in proc.stderr and "simulated time" in proc.stderr
 
 
 def test_bad_calibration_file_exits_2(tmp_path):
@@ -185,6 +191,25 @@ def test_bad_calibration_file_exits_2(tmp_path):
     proc = quanta("sim", "--jobs", "1000", "--calibration", str(bad))
     assert proc.returncode == 2
     assert "--calibration" in proc.stderr and "JSON" in proc.stderr
+
+
+@pytest.mark.parametrize(
+    "content, key",
+    [
+        ('{"bogus": 1}', "'bogus'"),
+        ('{"quantum_round_trip_ns": 40, "probe_overhead_pc": 3}', "'probe_overhead_pc'"),
+        ('{"dispatch_ns_per_request": {"dispatcher_only": 30, "dispatcher_onyl": 3}}',
+         "'dispatch_ns_per_request.dispatcher_onyl'"),
+    ],
+)
+def test_unknown_calibration_key_exits_2_naming_it(tmp_path, content, key):
+    # A misspelt key would otherwise leave its overhead at 0 without a word.
+    cal = tmp_path / "cal.json"
+    cal.write_text(content)
+    proc = quanta("sim", "--jobs", "1000", "--calibration", str(cal))
+    assert proc.returncode == 2
+    assert "--calibration" in proc.stderr and f"unknown key {key}" in proc.stderr
+    assert proc.stdout == ""
 
 
 def test_max_load_bisects_and_reports_points():

@@ -40,31 +40,46 @@ void add_calibrate_options(CLI::App& cmd, CalibrateOptions& o) {
 
 int calibrate_command(const CalibrateOptions& o) {
   using nlohmann::json;
-  std::fprintf(stderr, "quanta: calibrating (a few seconds; both CPUs spin)...\n");
-  const calibrate::Spread flag = calibrate::flag_notification(o.flag_samples);
-  const calibrate::Spread signal = calibrate::signal_preemption(200);
-  const double two_level_noop_ns = calibrate::two_level_noop_ns_per_request(1 << 20);
-  const double central_noop_ns = calibrate::central_noop_ns_per_request(1 << 19, 1);
-  const json out{
-      {"machine", {{"cpus", allowed_cpus().size()}, {"tsc_ghz", tsc_per_ns()}}},
-      {"tsc_read_ns", calibrate::tsc_read_ns()},
-      {"quantum_round_trip_ns", calibrate::quantum_round_trip_ns()},
-      {"probe_ns", {{"clock", calibrate::clock_probe_ns()}, {"flag", calibrate::flag_probe_ns()}}},
-      {"flag_notification_ns", {{"p50", flag.p50_ns}, {"p99", flag.p99_ns}, {"mean", flag.mean_ns}}},
-      {"dispatch_ns_per_request",
-       {{"dispatcher_only", calibrate::dispatcher_only_ns_per_request(1 << 21)},
-        {"two_level_noop", two_level_noop_ns},
-        {"central_noop", central_noop_ns},
-        {"jbsq2_noop", calibrate::central_noop_ns_per_request(1 << 19, 2)}}},
-      {"signal_preemption_ns", {{"p50", signal.p50_ns}, {"p99", signal.p99_ns}, {"mean", signal.mean_ns}}},
-      {"signal_cpu_cost_ns", calibrate::signal_cpu_cost_ns(500)},
-      {"monitor_poll_ns", calibrate::monitor_poll_ns(0.05)},
-      // What one trip through the central dispatcher (the slot back, the next handed out)
-      // adds to a worker's loop over keeping the task itself: the no-op request's time
-      // through `central` over its time through the two-level worker. A preempted quantum
-      // under central makes the same trip.
-      {"requeue_ns", std::max(0.0, central_noop_ns - two_level_noop_ns)},
-      {"user_interrupts", user_interrupt_support()}};
+  const std::size_t cpus = allowed_cpus().size();
+  // What one thread measures on its own CPU; the rest needs a second CPU that spins while
+  // the first one works: on one CPU each side would wait for the other's time slice, and
+  // the rounds of those measurements would take minutes or for ever.
+  std::fprintf(stderr, "quanta: calibrating (a few seconds; %s)...\n",
+               cpus >= 2 ? "two CPUs spin" : "one CPU: only what one CPU can measure");
+  json out{{"machine", {{"cpus", cpus}, {"tsc_ghz", tsc_per_ns()}}},
+           {"tsc_read_ns", calibrate::tsc_read_ns()},
+           {"quantum_round_trip_ns", calibrate::quantum_round_trip_ns()},
+           {"probe_ns", {{"clock", calibrate::clock_probe_ns()}, {"flag", calibrate::flag_probe_ns()}}},
+           {"monitor_poll_ns", calibrate::monitor_poll_ns(0.05)}};
+  const char* two_cpu_keys[] = {"flag_notification_ns", "dispatch_ns_per_request", "signal_preemption_ns",
+                                "signal_cpu_cost_ns", "requeue_ns"};
+  if (cpus >= 2) {
+    const calibrate::Spread flag = calibrate::flag_notification(o.flag_samples);
+    const calibrate::Spread signal = calibrate::signal_preemption(200);
+    out["flag_notification_ns"] = {{"p50", flag.p50_ns}, {"p99", flag.p99_ns}, {"mean", flag.mean_ns}};
+    const double two_level_noop_ns = calibrate::two_level_noop_ns_per_request(1 << 20);
+    const double central_noop_ns = calibrate::central_noop_ns_per_request(1 << 19, 1);
+    out["dispatch_ns_per_request"] = {{"dispatcher_only", calibrate::dispatcher_only_ns_per_request(1 << 21)},
+                                      {"two_level_noop", two_level_noop_ns},
+                                      {"central_noop", central_noop_ns},
+                                      {"jbsq2_noop", calibrate::central_noop_ns_per_request(1 << 19, 2)}};
+    out["signal_preemption_ns"] = {{"p50", signal.p50_ns}, {"p99", signal.p99_ns}, {"mean", signal.mean_ns}};
+    out["signal_cpu_cost_ns"] = calibrate::signal_cpu_cost_ns(500);
+    // What one trip through the central dispatcher (the slot back, the next handed out)
+    // adds to a worker's loop over keeping the task itself: the no-op request's time
+    // through `central` over its time through the two-level worker. A preempted quantum
+    // under central makes the same trip.
+    out["requeue_ns"] = std::max(0.0, central_noop_ns - two_level_noop_ns);
+  } else {
+    json not_measured = json::object();
+    for (const char* key : two_cpu_keys) {
+      not_measured[key] = "needs two CPUs (a thread on each, one timing the other); this process may use one";
+    }
+    out["not_measured"] = not_measured;
+    std::fprintf(stderr, "quanta: one CPU: not measured: flag_notification_ns, dispatch_ns_per_request, "
+                         "signal_preemption_ns, signal_cpu_cost_ns, requeue_ns (each needs two CPUs)\n");
+  }
+  out["user_interrupts"] = user_interrupt_support();
   const std::string text = out.dump(2);
   std::cout << text << '\n';
   if (!o.output.empty()) {

@@ -30,17 +30,18 @@ void add_load_options(CLI::App& cmd, LoadOptions& o) {
                               "of the workload")
                    ->capture_default_str()
                    ->check(finite_number())
-                   ->check(CLI::PositiveNumber);
+                   ->check(positive_number());
   auto* rate = cmd.add_option("--rate-rps", o.rate_rps, "Offered rate in requests per second (instead of --load)")
                    ->check(finite_number())
-                   ->check(CLI::PositiveNumber);
+                   ->check(positive_number());
   load->excludes(rate);
   rate->excludes(load);
   add_rate_profile_option(cmd, o.rate_profile);
   auto* duration = cmd.add_option("--duration-s", o.duration_s, "Seconds of sends")
       ->capture_default_str()
       ->check(finite_number())
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number())
+      ->check(at_most(1e9, "send times are whole ns in 64 bits"));
   cmd.add_option("--warmup-frac", o.warmup_frac, "Fraction of the run (by intended send time) left out of the statistics")
       ->capture_default_str()
       ->check(finite_number())

@@ -139,10 +139,10 @@ void add_run_options(CLI::App& cmd, RunOptions& o, bool simulated) {
   auto* load = cmd.add_option("--load", c.load, "Offered load as a fraction of the workers' capacity")
                    ->capture_default_str()
                    ->check(finite_number())
-                   ->check(CLI::PositiveNumber);
+                   ->check(positive_number());
   auto* rate = cmd.add_option("--rate-rps", c.rate_rps, "Offered rate in requests per second (instead of --load)")
                    ->check(finite_number())
-                   ->check(CLI::PositiveNumber);
+                   ->check(positive_number());
   load->excludes(rate);
   rate->excludes(load);
   add_rate_profile_option(cmd, c.rate_profile);
@@ -212,7 +212,7 @@ void add_run_options(CLI::App& cmd, RunOptions& o, bool simulated) {
             },
             ""))
         ->check(finite_number())
-        ->check(CLI::PositiveNumber);
+        ->check(positive_number());
   }
   cmd.add_option("--local", o.local_list, "Local policy per worker: ps, fcfs, las (comma list: run each)")
       ->capture_default_str();
@@ -231,11 +231,12 @@ void add_run_options(CLI::App& cmd, RunOptions& o, bool simulated) {
                  "hybrid: signal a task still running this long into its quantum (code without probes)")
       ->capture_default_str()
       ->check(finite_number())
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   cmd.add_option("--duration-s", c.duration_s, "Seconds of arrivals")
       ->capture_default_str()
       ->check(finite_number())
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number())
+      ->check(at_most(1e9, "arrival times are whole ns in 64 bits"));
   cmd.add_option("--warmup-frac", c.warmup_frac, "Fraction of the run left out of the statistics")
       ->capture_default_str()
       ->check(finite_number())

@@ -22,7 +22,7 @@ void add_serve_options(CLI::App& cmd, ServeOptions& o) {
   cmd.add_option("--quantum-us", c.quantum_us, "Quantum in microseconds")
       ->capture_default_str()
       ->check(finite_number())
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   cmd.add_option("--local", c.local_policy, "Local policy per worker: ps, fcfs, las")->capture_default_str();
   cmd.add_option("--dispatch", c.dispatch_policy, "Dispatch policy: jsq-msq, jsq, random, po2, central, jbsq:K, steal")
       ->capture_default_str()
@@ -32,7 +32,7 @@ void add_serve_options(CLI::App& cmd, ServeOptions& o) {
   cmd.add_option("--backstop-us", c.backstop_us, "hybrid: signal a task still running this long into its quantum")
       ->capture_default_str()
       ->check(finite_number())
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   add_runtime_resource_options(cmd, c);
   add_idle_option(cmd, c);
   add_watchdog_options(cmd, c);
@@ -93,7 +93,8 @@ void add_serve_options(CLI::App& cmd, ServeOptions& o) {
       ->each([&o](const std::string&) { o.workload_given = true; });
   cmd.add_option("--duration-s", o.duration_s, "Stop after this many seconds (default: run until SIGINT or SIGTERM)")
       ->check(finite_number())
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number())
+      ->check(at_most(1e9, "31 years; leave it out to run until stopped"));
   cmd.add_option("--format", o.format, "Statistics at the end: text (a table) or json")
       ->capture_default_str()
       ->check(CLI::IsMember({"text", "json"}));

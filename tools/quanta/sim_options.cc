@@ -34,44 +34,44 @@ void add_sim_options(CLI::App& cmd, SimOptions& o) {
                  "JSON of measured overheads (quanta calibrate; the keys in docs/sim.md); the options below override it");
   cmd.add_option("--preempt-overhead-ns", o.preempt_overhead_ns, "Worker time lost at each preemption (default 0)")
       ->check(finite_number())
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative_number());
   cmd.add_option("--probe-overhead-pct", o.probe_overhead_pct,
                  "Instrumented handlers run this much slower, in percent (default 0)")
       ->check(finite_number())
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative_number());
   cmd.add_option("--dispatch-ns", o.dispatch_ns, "Dispatcher time per request; it serves requests one by one (default 0)")
       ->check(finite_number())
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative_number());
   cmd.add_option("--quantum-jitter-ns", o.quantum_jitter_ns,
                  "Sigma of a one-sided normal added to every quantum: imprecise preemption (default 0)")
       ->check(finite_number())
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative_number());
   cmd.add_option("--request-overhead-ns", o.request_overhead_ns,
                  "Worker time per request outside the handler: admit, start the task, finish (default 0)")
       ->check(finite_number())
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative_number());
   cmd.add_option("--flag-notification-ns", o.flag_notification_ns,
                  "flag: time from the monitor's write of a worker's flag to its task stopping at a probe (default 0)")
       ->check(finite_number())
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative_number());
   cmd.add_option("--signal-latency-ns", o.signal_latency_ns,
                  "signal, hybrid: time from the monitor's signal to the task being switched out (default 0)")
       ->check(finite_number())
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative_number());
   cmd.add_option("--signal-cpu-ns", o.signal_cpu_ns,
                  "signal, hybrid: worker CPU lost per signal, kernel entry and exit and the handler (default 0)")
       ->check(finite_number())
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative_number());
   cmd.add_option("--monitor-poll-ns", o.monitor_poll_ns,
                  "flag, signal, hybrid: an idle dispatcher's loop period; the monitor notices a quantum's end at its "
                  "next poll (default 0: at once)")
       ->check(finite_number())
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative_number());
   cmd.add_option("--requeue-ns", o.requeue_ns,
                  "central, jbsq:K, steal: dispatcher time per preempted quantum put back in its queue; under central "
                  "and steal the worker waits for it (default 0)")
       ->check(finite_number())
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative_number());
   cmd.add_option("--stalls", o.stalls,
                  "Replay a machine's host stalls (the JSON of quanta-bench-stalls --trace) on every simulated CPU");
   cmd.add_option("--stall-window", o.stall_window,
