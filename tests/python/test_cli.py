@@ -177,7 +177,8 @@ def test_calibrate_on_one_cpu_measures_what_one_cpu_can(quanta_bin, tmp_path):
     assert data["machine"]["cpus"] == 1
     assert data["quantum_round_trip_ns"] > 0 and data["tsc_read_ns"] > 0
     assert data["probe_ns"]["clock"] >= 0 and data["probe_ns"]["flag"] >= 0
-    two_cpu = {"flag_notification_ns", "dispatch_ns_per_request", "signal_preemption_ns", "signal_cpu_cost_ns"}
+    two_cpu = {"flag_notification_ns", "dispatch_ns_per_request", "signal_preemption_ns", "signal_cpu_cost_ns",
+               "requeue_ns"}
     assert set(data["not_measured"]) == two_cpu
     assert not two_cpu & set(data)
     assert "one CPU" in proc.stderr and "not measured" in proc.stderr
