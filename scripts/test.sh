@@ -34,6 +34,8 @@ bash scripts/build.sh --sanitize
 #                    deferred, it comes when the worker next calls into libc, or never (it
 #                    hangs on a loaded machine)
 #   CentralDispatch.EveryMechanismPreemptsThroughTheCentralQueue   (its signal case)
+#   PreemptOrder.ShortRequestBehindALongOneFinishesFirst/signal    (the signal never switches)
+#   (MonitorUnderLoad leaves out its own signal case under TSan)
 #   PoliciesComplete.EveryMechanismFinishesEveryRequest            (its signal and flag cases)
 # Also left out, NOT explained yet (an open problem, not a known TSan limit): under TSan the
 # flag mechanism preempts late or not at all, most of all in the spin app's handler
@@ -44,7 +46,7 @@ bash scripts/build.sh --sanitize
 #   PreemptOrder.ShortRequestBehindALongOneFinishesFirst/flag, PreemptOrder.FlagStops*,
 #   and the flag case above
 tsan_skip='LongRequestsArePreemptedFromInsideTheHandler|StallMarking\.|EveryMechanismPreemptsThroughTheCentralQueue'
-tsan_skip+='|PoliciesComplete\.EveryMechanismFinishesEveryRequest|ShortRequestBehindALongOneFinishesFirst/flag'
+tsan_skip+='|PoliciesComplete\.EveryMechanismFinishesEveryRequest|ShortRequestBehindALongOneFinishesFirst/(flag|signal)'
 tsan_skip+='|PreemptOrder\.FlagStops'
 bash scripts/build.sh --tsan
 (cd build-tsan && TSAN_OPTIONS=second_deadlock_stack=1 ctest --output-on-failure -R '^(unit|integration)\.' \

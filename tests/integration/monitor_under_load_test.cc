@@ -41,6 +41,13 @@ TEST(MonitorUnderLoad, EveryMechanismPreemptsLongRequestsAtLeastHalfAsOftenAsClo
   const double clock = long_preemptions_per_request("clock");
   ASSERT_GT(clock, 5.0) << "1 ms requests in 50 us quanta";
   for (const char* preempt : {"flag", "signal", "hybrid"}) {
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+    // TSan runs a signal handler only when the thread next enters its runtime, never in
+    // the middle of the task's code: the signal mechanism cannot switch there (test.sh).
+    if (std::string(preempt) == "signal") continue;
+#endif
+#endif
     EXPECT_GE(long_preemptions_per_request(preempt), clock / 2) << preempt;
   }
 }
