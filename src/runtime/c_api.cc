@@ -192,11 +192,7 @@ int quanta_runtime_start(const quanta_runtime_options* options, const quanta_app
 
 int quanta_runtime_submit(quanta_runtime* rt, const void* payload, uint32_t len, uint32_t class_index,
                           uint64_t cookie) {
-  if (rt == nullptr) return fail(QUANTA_ERR_INVALID, "runtime is NULL");
-  std::string why;
-  const int code = rt->source->submit(payload, len, class_index, cookie, 0, why);
-  if (code != QUANTA_OK) return fail(code, why);
-  return QUANTA_OK;
+  return quanta_runtime_submit_with_quantum(rt, payload, len, class_index, cookie, 0);
 }
 
 int quanta_runtime_submit_with_quantum(quanta_runtime* rt, const void* payload, uint32_t len, uint32_t class_index,

@@ -3,7 +3,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cinttypes>
 #include <cstdio>
 
 #include "core/tsc.h"
@@ -13,9 +12,9 @@
 namespace quanta {
 namespace {
 
-std::string format_ms(uint64_t cycles) {
+std::string format_ms(double ns) {
   char text[32];
-  std::snprintf(text, sizeof text, "%.1f ms", cycles_to_ns(cycles) / 1e6);
+  std::snprintf(text, sizeof text, "%.1f ms", ns / 1e6);
   return text;
 }
 
@@ -27,9 +26,8 @@ std::string where_clause(const OverrunReport& r) {
 }  // namespace
 
 std::string describe_overrun(const OverrunReport& r) {
-  char ms[32];
-  std::snprintf(ms, sizeof ms, "%.1f ms", static_cast<double>(r.elapsed_ns) / 1e6);
-  return "request " + std::to_string(r.request_id) + " on worker " + std::to_string(r.worker) + " ran " + ms +
+  return "request " + std::to_string(r.request_id) + " on worker " + std::to_string(r.worker) + " ran " +
+         format_ms(static_cast<double>(r.elapsed_ns)) +
          " in one quantum, " + where_clause(r) + ": it reached no preemption point, or the host took its CPU";
 }
 
@@ -70,7 +68,7 @@ void QuantumWatchdog::report(std::size_t worker, uint64_t request_id, uint64_t e
 std::string QuantumWatchdog::stuck_message(std::size_t worker, uint64_t request_id, uint64_t elapsed_cycles) const {
   const OverrunReport r = located(worker);
   std::string m = "worker " + std::to_string(worker) + " has run request " + std::to_string(request_id) + " for " +
-                  format_ms(elapsed_cycles) + " in one quantum, " + where_clause(r) + "; ending the run. So far:";
+                  format_ms(cycles_to_ns(elapsed_cycles)) + " in one quantum, " + where_clause(r) + "; ending the run. So far:";
   uint64_t finished = 0;
   uint64_t quanta = 0;
   std::string per_worker;

@@ -351,7 +351,6 @@ uint64_t Runtime::overrun_mark_cycles() const {
 bool Runtime::watchdog_wanted() const { return workers_ > 0 && (overruns_reported() || config_.watchdog_ms > 0); }
 
 WatchdogConfig Runtime::watchdog_config() const {
-  const WorkerConfig& wc = parts_->worker_config;
   WatchdogConfig w;
   if (overruns_reported()) w.report_after_cycles = overrun_mark_cycles();
   w.stop_after_cycles = ns_to_cycles(config_.watchdog_ms * 1e6);

@@ -109,7 +109,7 @@ uint64_t Worker::park(HasWork has_work) {
   return read_tsc();
 }
 
-void Worker::note_late_yield(bool done, uint64_t deadline, uint64_t start, uint64_t stop) {
+void Worker::note_quantum_end(bool done, uint64_t deadline, uint64_t start, uint64_t stop) {
   if (stop - start >= config_.overrun_cycles) ++totals_.overruns;
   // Clock probes sit a bounded distance apart, so a task preempted by one stops within
   // a few hundred ns of the deadline. Stopping much later means the CPU was away (or
@@ -154,6 +154,7 @@ void Worker::run() {
   set_flag_word(nullptr);
   preempt_state().stall_log = nullptr;
   preempt_state().pc_sample = nullptr;
+  preempt_state().pc_samples = nullptr;
   totals_.signals = signal_counters();
   if (config_.app->teardown_worker != nullptr) config_.app->teardown_worker(index_);
   t_worker_index = -1;
@@ -193,7 +194,7 @@ void Worker::run_local(uint64_t now) {
     const bool done = runner_.resume(slot.task, now, deadline);
     counters_.quantum_start_tsc.store(0, std::memory_order_relaxed);  // no quantum open
     now = slot.task.last_stop_tsc;
-    note_late_yield(done, deadline, start, now);
+    note_quantum_end(done, deadline, start, now);
     ++slot.quanta;
     ++current_quanta_;
     ++totals_.quanta;
@@ -239,7 +240,7 @@ void Worker::run_central(uint64_t now) {
     const bool done = runner_.resume(slot.task, now, deadline);
     counters_.quantum_start_tsc.store(0, std::memory_order_relaxed);  // no quantum open
     now = slot.task.last_stop_tsc;
-    note_late_yield(done, deadline, start, now);
+    note_quantum_end(done, deadline, start, now);
     ++slot.quanta;
     ++totals_.quanta;
     if (done) {

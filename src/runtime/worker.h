@@ -126,9 +126,9 @@ class Worker {
   // Opens a quantum for the monitor to see; returns the deadline for the clock probes.
   uint64_t open_quantum(uint64_t now, const Request& request);
   void release_slot(uint32_t slot_id);
-  // A task preempted by a clock probe far past its deadline: a host stall. And any
-  // quantum past the overrun mark is counted (the watchdog may not have seen it run).
-  void note_late_yield(bool done, uint64_t deadline, uint64_t start, uint64_t stop);
+  // A quantum that just ended: past the overrun mark it is counted (the watchdog may not
+  // have seen it run), and one a clock probe ended far past its deadline was a host stall.
+  void note_quantum_end(bool done, uint64_t deadline, uint64_t start, uint64_t stop);
   // The clock read of an idle loop iteration, noting a host stall since `last`.
   uint64_t idle_tick(uint64_t last);
   // Block mode, past the idle spell: sleeps until the dispatcher pushes work or the
