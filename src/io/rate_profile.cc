@@ -1,8 +1,9 @@
 #include "io/rate_profile.h"
 
+#include "policy/finite_number.h"
+
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <limits>
 #include <stdexcept>
 
@@ -12,16 +13,14 @@ namespace {
 constexpr double kForever = std::numeric_limits<double>::infinity();
 
 double number(std::string_view text, std::string_view spec, const char* what, double low, double high) {
-  const std::string s(text);
-  char* end = nullptr;
-  const double v = s.empty() ? NAN : std::strtod(s.c_str(), &end);
-  if (s.empty() || end != s.c_str() + s.size() || !std::isfinite(v) || v < low || v > high) {
+  const std::optional<double> v = parse_finite_number(text);
+  if (!v || *v < low || *v > high) {
     char range[64];
     std::snprintf(range, sizeof range, "from %g to %g", low, high);
-    throw std::invalid_argument("bad rate profile '" + std::string(spec) + "': " + what + " '" + s +
+    throw std::invalid_argument("bad rate profile '" + std::string(spec) + "': " + what + " '" + std::string(text) +
                                 "' must be a number " + range);
   }
-  return v;
+  return *v;
 }
 
 std::vector<std::string_view> split(std::string_view text, char by) {

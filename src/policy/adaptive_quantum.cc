@@ -1,9 +1,10 @@
 #include "policy/adaptive_quantum.h"
 
+#include "policy/finite_number.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <limits>
 #include <stdexcept>
 
@@ -13,13 +14,12 @@ namespace {
 constexpr std::string_view kPrefix = "adaptive:";
 
 double parse_us(std::string_view text, std::string_view spec, const char* which) {
-  const std::string s(text);
-  char* end = nullptr;
-  const double v = s.empty() ? NAN : std::strtod(s.c_str(), &end);
-  if (s.empty() || end != s.c_str() + s.size() || !std::isfinite(v)) {
-    throw std::invalid_argument("bad quantum '" + std::string(spec) + "': " + which + " '" + s +
+  const std::optional<double> number = parse_finite_number(text);
+  if (!number) {
+    throw std::invalid_argument("bad quantum '" + std::string(spec) + "': " + which + " '" + std::string(text) +
                                 "' is not a number (adaptive:MIN:MAX, in us)");
   }
+  const double v = *number;
   if (v < 1e-3 || v > 1e6) {
     throw std::invalid_argument("bad quantum '" + std::string(spec) + "': " + which +
                                 " must be from 0.001 to 1000000 us");
@@ -59,15 +59,13 @@ void set_hyperparameters(AdaptiveQuantumParams& p, std::string_view list, std::s
       throw std::invalid_argument("bad quantum '" + whole + "': '" + std::string(item) +
                                   "' is not KEY=VALUE with KEY one of period_s, high, low, k1, k2, k3, queue, alpha");
     }
-    const std::string text(item.substr(eq + 1));
-    char* end = nullptr;
-    const double v = text.empty() ? NAN : std::strtod(text.c_str(), &end);
-    if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(v) || v < key->low || v > key->high) {
+    const std::optional<double> v = parse_finite_number(item.substr(eq + 1));
+    if (!v || *v < key->low || *v > key->high) {
       char range[64];
       std::snprintf(range, sizeof range, "from %g to %g", key->low, key->high);
       throw std::invalid_argument("bad quantum '" + whole + "': " + name + " must be a number " + range);
     }
-    p.*(key->field) = v;
+    p.*(key->field) = *v;
   }
   if (p.low_load >= p.high_load) throw std::invalid_argument("bad quantum '" + whole + "': low must be below high");
 }

@@ -1,5 +1,7 @@
 #include "policy/classed_policy.h"
 
+#include "policy/finite_number.h"
+
 #include <cmath>
 #include <cstdlib>
 #include <stdexcept>
@@ -80,18 +82,14 @@ std::vector<ClassParams> parse_class_schedule(std::string_view spec, double scal
         p.priority = static_cast<int>(v);
       } else {
         const std::size_t slash = field.find('/');
-        char* end1 = nullptr;
-        char* end2 = nullptr;
-        const std::string a = field.substr(0, slash), b = slash == std::string::npos ? "" : field.substr(slash + 1);
-        const double runtime = std::strtod(a.c_str(), &end1);
-        const double period = std::strtod(b.c_str(), &end2);
-        if (slash == std::string::npos || a.empty() || b.empty() || *end1 != '\0' || *end2 != '\0' ||
-            !std::isfinite(runtime) || !std::isfinite(period) || runtime <= 0 || period <= 0 || runtime > 1e9 ||
-            period > 1e9) {
+        const std::optional<double> runtime = parse_finite_number(std::string_view(field).substr(0, slash));
+        const std::optional<double> period =
+            slash == std::string::npos ? std::nullopt : parse_finite_number(std::string_view(field).substr(slash + 1));
+        if (!runtime || !period || *runtime <= 0 || *period <= 0 || *runtime > 1e9 || *period > 1e9) {
           throw std::invalid_argument(where + "'" + field + "' is not RUNTIME/PERIOD (positive numbers), cap or pN");
         }
-        p.runtime = static_cast<uint64_t>(std::llround(runtime * scale));
-        p.period = static_cast<uint64_t>(std::llround(period * scale));
+        p.runtime = static_cast<uint64_t>(std::llround(*runtime * scale));
+        p.period = static_cast<uint64_t>(std::llround(*period * scale));
         if (p.runtime == 0) p.runtime = 1;
       }
     }
