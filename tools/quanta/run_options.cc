@@ -194,10 +194,10 @@ void add_run_options(CLI::App& cmd, RunOptions& o, bool simulated) {
         ->check(CLI::Validator(
             [](std::string& text) -> std::string {
               if (is_adaptive_quantum_spec(text)) return {};
+              // As any number option: finite first, then above 0.
               std::string copy = text;
               const std::string finite = finite_number()(copy);
-              if (!finite.empty()) return finite;
-              return std::stod(text) > 0 ? std::string{} : "must be positive, not '" + text + "'";
+              return finite.empty() ? positive_number()(copy) : finite;
             },
             "Q|adaptive:MIN:MAX"));
   } else {
