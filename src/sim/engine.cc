@@ -877,17 +877,16 @@ SimResult Engine::run() {
 
   fetch();
   for (;;) {
+    const bool arrival_next = have_next_ && (heap_.empty() || due_ns_ <= heap_.top_time());
     if (controller_) {
       // The controller's decisions fall between events: each sees the period up to it.
-      const double next_event = have_next_ && (heap_.empty() || due_ns_ <= heap_.top_time()) ? due_ns_
-                                : !heap_.empty()                                           ? heap_.top_time()
-                                                                                            : kForever;
+      const double next_event = arrival_next ? due_ns_ : !heap_.empty() ? heap_.top_time() : kForever;
       while (next_event != kForever && controller_->next_decision_ns() <= next_event) {
         const uint64_t running = workers_count_ - idle_count_;
         quantum_ns_ = controller_->decide(in_system_ > running ? in_system_ - running : 0, quantum_series_) * 1000.0;
       }
     }
-    if (have_next_ && (heap_.empty() || due_ns_ <= heap_.top_time())) {
+    if (arrival_next) {
       const uint32_t id = new_request();
       Request& r = requests_[id];
       r.arrival_ns = static_cast<double>(next_.arrival_ns);
