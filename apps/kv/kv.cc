@@ -37,6 +37,7 @@ quanta_class g_classes[MC_CLASS_COUNT] = {
     {.name = "get", .share = 1.0, .service_us = 0},
     {.name = "set", .share = 0.0, .service_us = 0},
     {.name = "scan", .share = 0.0, .service_us = 0},
+    {.name = "delete", .share = 0.0, .service_us = 0},
     {.name = "other", .share = 0.0, .service_us = 0},
 };
 
@@ -69,6 +70,8 @@ int kv_make_request(const quanta_request_spec* spec, void* buffer, uint32_t capa
   } else if (g_config.keys > 0) {
     index = quanta_random(spec->rng) % g_config.keys;
   }
+  // A scan from the first key walks the database from its start (Concord's whole-database scans).
+  if (spec->class_index == MC_CLASS_SCAN && g_config.scan_from_first) index = 0;
   const uint32_t key_len = kv::generated_key(key, index);
   char value[4096];
   if (spec->class_index == MC_CLASS_SET) kv::generated_value(value, index, g_config.value_bytes);
@@ -88,6 +91,7 @@ int kv_setup(const char* config) {
   g_classes[MC_CLASS_GET].share = g_config.get_share;
   g_classes[MC_CLASS_SET].share = g_config.set_share;
   g_classes[MC_CLASS_SCAN].share = g_config.scan_share;
+  g_classes[MC_CLASS_DELETE].share = g_config.delete_share;
   g_zipf.reset();
   if (g_config.zipf > 0 && g_config.keys > 0) g_zipf = std::make_unique<kv::Zipf>(g_config.zipf, g_config.keys);
   return 0;

@@ -30,8 +30,10 @@ void do_get(Store& store, Counters& n, const mc_command& c, quanta_response* r) 
     n.cmd_get.fetch_add(1, std::memory_order_relaxed);
     ItemHeader h;
     leveldb::Slice data;
-    if (!store.read(k.bytes, k.len, &stored, &h, &data)) {
+    bool dead = false;
+    if (!store.read(k.bytes, k.len, &stored, &h, &data, &dead)) {
       n.get_misses.fetch_add(1, std::memory_order_relaxed);
+      if (dead && store.reclaim(k.bytes, k.len, h.cas)) n.reclaimed.fetch_add(1, std::memory_order_relaxed);
       continue;
     }
     n.get_hits.fetch_add(1, std::memory_order_relaxed);
@@ -227,6 +229,7 @@ void do_stats(Store& store, Counters& n, const mc_command& c, quanta_response* r
   stat_line(r, "total_items", n.total_items.load());
   stat_line(r, "scans", n.scans.load());
   stat_line(r, "scanned_items", n.scanned_items.load());
+  stat_line(r, "reclaimed", n.reclaimed.load());
   reply(r, "END");
 }
 

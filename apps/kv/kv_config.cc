@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
+#include <vector>
 
 #include "memcached_text.h"
 
@@ -35,17 +37,62 @@ bool parse_bool(const std::string& text, bool* out) {
   return true;
 }
 
-}  // namespace
-
-bool parse_config(const char* text, Config* out) {
+std::vector<std::string> split_settings(const char* text) {
   const std::string all = text != nullptr ? text : "";
+  std::vector<std::string> parts;
   size_t start = 0;
   while (start <= all.size()) {
     size_t end = all.find(',', start);
     if (end == std::string::npos) end = all.size();
-    const std::string part = all.substr(start, end - start);
+    if (end > start) parts.push_back(all.substr(start, end - start));
     start = end + 1;
-    if (part.empty()) continue;
+  }
+  return parts;
+}
+
+// Applies mix=NAME; false (with a message) for an unknown name.
+bool apply_mix(const std::string& name, Config* out) {
+  for (unsigned i = 0; i < kMixCount; ++i) {
+    const Mix& m = kMixes[i];
+    if (name != m.name) continue;
+    out->get_share = m.get;
+    out->set_share = m.set;
+    out->scan_share = m.scan;
+    out->delete_share = m.del;
+    if (m.keys != 0) out->keys = m.keys;
+    if (m.scan_count != 0) out->scan_count = m.scan_count;
+    out->scan_from_first = m.scan_from_first;
+    return true;
+  }
+  std::string known;
+  for (unsigned i = 0; i < kMixCount; ++i) known += std::string(i ? ", " : "") + kMixes[i].name;
+  std::fprintf(stderr, "kv: bad setting 'mix=%s' in --app-config: mix expects one of %s\n", name.c_str(),
+               known.c_str());
+  return false;
+}
+
+}  // namespace
+
+// The request mixes of the papers quanta reproduces. Tiny Quanta (ASPLOS '24, section 5.1)
+// serves RocksDB GETs with 0.5% or 50% SCANs; Concord (SOSP '23, section 5.3) serves
+// LevelDB with 15,000 keys, 50% GETs and 50% SCANs of the whole database, and a mix from
+// Meta's ZippyDB traces. The papers do not give Tiny Quanta's scan length, so tq and
+// tq-scan50 keep scan_count.
+const Mix kMixes[] = {
+    // name, shares of get, set, scan, delete; keys, scan_count, scans from the first key
+    {"tq", 0.995, 0, 0.005, 0, 0, 0, false},              // 0.5% SCAN
+    {"tq-scan50", 0.5, 0, 0.5, 0, 0, 0, false},           // 50% SCAN
+    {"concord", 0.5, 0, 0.5, 0, 15000, 15000, true},      // 50% SCAN of all 15,000 keys
+    {"zippydb", 0.78, 0.13, 0.03, 0.06, 0, 0, false},     // PUTs are sets
+};
+const unsigned kMixCount = sizeof(kMixes) / sizeof(kMixes[0]);
+
+bool parse_config(const char* text, Config* out) {
+  const std::vector<std::string> parts = split_settings(text);
+  for (const std::string& part : parts) {
+    if (part.rfind("mix=", 0) == 0 && !apply_mix(part.substr(4), out)) return false;
+  }
+  for (const std::string& part : parts) {
     const size_t eq = part.find('=');
     const std::string name = part.substr(0, eq);
     const std::string value = eq == std::string::npos ? "" : part.substr(eq + 1);
@@ -53,6 +100,8 @@ bool parse_config(const char* text, Config* out) {
     const char* expected = "";
     if (!ok) {
       expected = "name=value";
+    } else if (name == "mix") {
+      continue;  // applied above
     } else if (name == "db") {
       expected = "a directory path";
       ok = !value.empty();
@@ -63,6 +112,9 @@ bool parse_config(const char* text, Config* out) {
     } else if (name == "sync") {
       expected = "0 or 1";
       ok = parse_bool(value, &out->sync);
+    } else if (name == "preload") {
+      expected = "0 or 1";
+      ok = parse_bool(value, &out->preload);
     } else if (name == "create") {
       expected = "0 or 1";
       ok = parse_bool(value, &out->create);
@@ -75,16 +127,23 @@ bool parse_config(const char* text, Config* out) {
     } else if (name == "scan_count") {
       expected = "1..1000000";
       ok = parse_u64(value, 1, MC_MAX_SCAN_COUNT, &out->scan_count);
+    } else if (name == "scan_start") {
+      expected = "first or random";
+      ok = value == "first" || value == "random";
+      out->scan_from_first = value == "first";
     } else if (name == "zipf") {
       expected = "a skew in [0, 10] (0: uniform popularity)";
       ok = parse_share(value, &out->zipf) && out->zipf <= 10;
-    } else if (name == "get" || name == "set" || name == "scan") {
+    } else if (name == "get" || name == "set" || name == "scan" || name == "delete") {
       expected = "a share >= 0";
-      ok = parse_share(value, name == "get" ? &out->get_share : name == "set" ? &out->set_share : &out->scan_share);
+      ok = parse_share(value, name == "get"    ? &out->get_share
+                              : name == "set"  ? &out->set_share
+                              : name == "scan" ? &out->scan_share
+                                               : &out->delete_share);
     } else {
       std::fprintf(stderr,
-                   "kv: unknown setting '%s' in --app-config (known: db, cache_mb, sync, create, keys, "
-                   "value_bytes, scan_count, zipf, get, set, scan)\n",
+                   "kv: unknown setting '%s' in --app-config (known: db, cache_mb, sync, create, keys, preload, "
+                   "value_bytes, scan_count, scan_start, zipf, get, set, scan, delete, mix)\n",
                    name.c_str());
       return false;
     }
@@ -94,8 +153,8 @@ bool parse_config(const char* text, Config* out) {
       return false;
     }
   }
-  if (out->get_share + out->set_share + out->scan_share <= 0) {
-    std::fprintf(stderr, "kv: the shares of get, set and scan in --app-config are all 0\n");
+  if (out->get_share + out->set_share + out->scan_share + out->delete_share <= 0) {
+    std::fprintf(stderr, "kv: the shares of get, set, scan and delete in --app-config are all 0\n");
     return false;
   }
   return true;

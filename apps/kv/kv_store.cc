@@ -81,7 +81,7 @@ bool Store::open(const Config& config) {
   if (start <= flush_cas_.load()) start = flush_cas_.load() + 1;
   next_cas_.store(start);
 
-  if (config.keys > 0) {
+  if (config.keys > 0 && config.preload) {
     char key[32], dbkey[40];
     std::string value(config.value_bytes, '\0');
     leveldb::WriteBatch batch;
@@ -161,10 +161,28 @@ bool Store::flush(int64_t delay_exptime) {
   return ok;
 }
 
-bool Store::read(const char* key, uint32_t len, std::string* stored, ItemHeader* h, leveldb::Slice* data) {
+bool Store::read(const char* key, uint32_t len, std::string* stored, ItemHeader* h, leveldb::Slice* data,
+                 bool* dead) {
   char dbkey[MC_KEY_ROOM];
+  if (dead != nullptr) *dead = false;
   if (!db_->Get(leveldb::ReadOptions(), db_key(dbkey, key, len), stored).ok()) return false;
-  return decode_item(*stored, h, data) && live(*h);
+  if (!decode_item(*stored, h, data)) return false;
+  if (live(*h)) return true;
+  if (dead != nullptr) *dead = true;
+  return false;
+}
+
+bool Store::reclaim(const char* key, uint32_t len, uint64_t cas) {
+  const Stripe stripe(*this, key, len);
+  char dbkey[MC_KEY_ROOM];
+  const leveldb::Slice k = db_key(dbkey, key, len);
+  std::string stored;
+  ItemHeader h;
+  leveldb::Slice data;
+  // Under the stripe, the item may have been written again since the get read it.
+  if (!db_->Get(leveldb::ReadOptions(), k, &stored).ok() || !decode_item(stored, &h, &data)) return false;
+  if (h.cas != cas || live(h)) return false;
+  return db_->Delete(write_options_, k).ok();
 }
 
 Store::Stripe::Stripe(Store& store, const char* key, uint32_t len)

@@ -61,8 +61,14 @@ class Store {
   // record could not be written (the flush is in force until a restart).
   bool flush(int64_t delay_exptime);
 
-  // Reads `key`'s live item: true with its header and bytes in `stored`/`data`.
-  bool read(const char* key, uint32_t len, std::string* stored, ItemHeader* h, leveldb::Slice* data);
+  // Reads `key`'s live item: true with its header and bytes in `stored`/`data`. False when
+  // there is none; then `*dead` (if given) says whether an expired or flushed item is there.
+  bool read(const char* key, uint32_t len, std::string* stored, ItemHeader* h, leveldb::Slice* data,
+            bool* dead = nullptr);
+  // Deletes `key`'s item if it is still the dead one with unique `cas` (a get found it so):
+  // memcached frees an expired item when a fetch finds it, and LevelDB keeps whatever is not
+  // deleted. Takes the key's stripe: not for callers that hold it. True if it deleted.
+  bool reclaim(const char* key, uint32_t len, uint64_t cas);
 
   // The key's stripe, held with preemption disabled (see above). Scoped.
   class Stripe {

@@ -414,6 +414,7 @@ static quanta_class g_classes[MC_CLASS_COUNT] = {
     {.name = "get", .share = 1.0, .service_us = 0},
     {.name = "set", .share = 0.0, .service_us = 0},
     {.name = "scan", .share = 0.0, .service_us = 0},
+    {.name = "delete", .share = 0.0, .service_us = 0},
     {.name = "other", .share = 0.0, .service_us = 0},
 };
 

@@ -435,6 +435,10 @@ uint32_t mc_build_get(char* out, uint32_t capacity, const char* key, uint32_t ke
   return build(out, capacity, snprintf(out, capacity, "get %.*s\r\n", (int)key_len, key));
 }
 
+uint32_t mc_build_delete(char* out, uint32_t capacity, const char* key, uint32_t key_len) {
+  return build(out, capacity, snprintf(out, capacity, "delete %.*s\r\n", (int)key_len, key));
+}
+
 uint32_t mc_build_set(char* out, uint32_t capacity, const char* key, uint32_t key_len, const void* value,
                       uint32_t value_len) {
   const int head = snprintf(out, capacity, "set %.*s 0 0 %u\r\n", (int)key_len, key, value_len);
@@ -459,6 +463,7 @@ uint32_t mc_class_of(mc_verb verb) {
     case MC_PREPEND:
     case MC_CAS: return MC_CLASS_SET;
     case MC_SCAN: return MC_CLASS_SCAN;
+    case MC_DELETE: return MC_CLASS_DELETE;
     default: return MC_CLASS_OTHER;
   }
 }
@@ -476,6 +481,7 @@ uint32_t mc_build_for_class(uint32_t class_index, char* out, uint32_t capacity, 
     case MC_CLASS_GET: return mc_build_get(out, capacity, key, key_len);
     case MC_CLASS_SET: return mc_build_set(out, capacity, key, key_len, value, value_len);
     case MC_CLASS_SCAN: return mc_build_scan(out, capacity, key, key_len, scan_count);
+    case MC_CLASS_DELETE: return mc_build_delete(out, capacity, key, key_len);
     default: return build(out, capacity, snprintf(out, capacity, "version\r\n"));
   }
 }

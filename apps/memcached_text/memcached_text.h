@@ -109,6 +109,7 @@ uint32_t mc_build_get(char* out, uint32_t capacity, const char* key, uint32_t ke
 uint32_t mc_build_set(char* out, uint32_t capacity, const char* key, uint32_t key_len, const void* value,
                       uint32_t value_len);
 uint32_t mc_build_scan(char* out, uint32_t capacity, const char* key, uint32_t key_len, uint32_t count);
+uint32_t mc_build_delete(char* out, uint32_t capacity, const char* key, uint32_t key_len);
 
 /* stats with an argument: whether it is `word`; and whether it names one of memcached's
  * sections about its slab allocator and connections (settings, items, slabs, sizes,
@@ -117,15 +118,16 @@ int mc_stats_arg_is(const mc_command* c, const char* word);
 int mc_stats_section_without_contents(const mc_command* c);
 
 /* The request classes a cache app serves, in the order of its class table: gets (get,
- * gets), stores (set, add, replace, append, prepend, cas), scans, and every other command. */
-enum { MC_CLASS_GET, MC_CLASS_SET, MC_CLASS_SCAN, MC_CLASS_OTHER, MC_CLASS_COUNT };
+ * gets), stores (set, add, replace, append, prepend, cas), scans, deletes, and every other
+ * command. */
+enum { MC_CLASS_GET, MC_CLASS_SET, MC_CLASS_SCAN, MC_CLASS_DELETE, MC_CLASS_OTHER, MC_CLASS_COUNT };
 uint32_t mc_class_of(mc_verb verb);
 /* mc_frame_request with frame->class_index set by mc_class_of: a quanta_protocol's
  * frame_request as it is. */
 int mc_frame_classified(const void* bytes, uint32_t len, quanta_frame* frame);
 /* make_request's bytes for a request of class `class_index` on `key`: a get, a set of
- * `value` (value_len bytes), a scan of `scan_count` items, or a "version" for any other
- * class. Returns the length, or 0 when it does not fit. */
+ * `value` (value_len bytes), a scan of `scan_count` items, a delete, or a "version" for any
+ * other class. Returns the length, or 0 when it does not fit. */
 uint32_t mc_build_for_class(uint32_t class_index, char* out, uint32_t capacity, const char* key, uint32_t key_len,
                             const void* value, uint32_t value_len, uint32_t scan_count);
 

@@ -386,6 +386,9 @@ def test_every_write_acknowledged_with_sync_survives_kill_9(serve, tmp_path):
     ("db={db},sync=2", "sync"),
     ("db={db},cache_mb=x", "cache_mb"),
     ("db={db},colour=blue", "colour"),
+    ("db={db},mix=ycsb", "mix expects one of tq, tq-scan50, concord, zippydb"),
+    ("db={db},scan_start=middle", "scan_start"),
+    ("db={db},delete=-1", "delete"),
     ("db={db}/missing,create=0", "create=0"),
 ])
 def test_bad_configuration_is_refused_naming_the_setting(run_quanta, tmp_path, config, message):
@@ -536,15 +539,21 @@ def test_two_servers_behind_libmemcached_distribution(serve, tmp_path):
 
 # ---- generated key popularity ----
 
-def record_gets(run_json, config, count=1000):
+REPLIES = {b"get": b"END\r\n", b"set": b"STORED\r\n", b"delete": b"NOT_FOUND\r\n",
+           b"scan": b"SCANNED 0 0000000000000000\r\n"}
+
+
+def record_commands(run_json, config, count=1000):
     """Runs `quanta load` with kv's generator against a stand-in server that answers every
-    get with a miss and counts the keys asked for."""
+    command as an empty database would and records each command line (a set's data block
+    left out)."""
     listener = socket.create_server(("127.0.0.1", 0))
-    keys = collections.Counter()
+    commands = []
 
     def serve_one():
         conn, _ = listener.accept()
         data = b""
+        data_block_next = False   # generated values hold no CR LF: a set's block is one line
         while True:
             chunk = conn.recv(65536)
             if not chunk:
@@ -552,11 +561,16 @@ def record_gets(run_json, config, count=1000):
             data += chunk
             lines = data.split(b"\r\n")
             data = lines.pop()
+            replies = b""
             for line in lines:
-                verb, key = line.split(b" ")
-                assert verb == b"get"
-                keys[key.decode()] += 1
-            conn.sendall(b"END\r\n" * len(lines))
+                if data_block_next:
+                    data_block_next = False
+                    continue
+                commands.append(line.decode())
+                verb = line.split(b" ")[0]
+                data_block_next = verb == b"set"
+                replies += REPLIES[verb]
+            conn.sendall(replies)
 
     thread = threading.Thread(target=serve_one, daemon=True)
     thread.start()
@@ -565,7 +579,18 @@ def record_gets(run_json, config, count=1000):
                       "0.5", "--arrivals", "constant", "--timeout-ms", "5000", "--warmup-frac", "0", "--no-progress")
     thread.join()
     listener.close()
-    assert sum(keys.values()) == report["client"]["sent"] == report["client"]["answered"]
+    assert len(commands) == report["client"]["sent"] == report["client"]["answered"]
+    return commands, report
+
+
+def record_gets(run_json, config, count=1000):
+    """The keys of the gets that `quanta load` sends with kv's generator, counted."""
+    commands, _ = record_commands(run_json, config, count)
+    keys = collections.Counter()
+    for line in commands:
+        verb, key_asked = line.split(" ")
+        assert verb == "get"
+        keys[key_asked] += 1
     return keys
 
 
@@ -580,3 +605,95 @@ def test_generated_keys_follow_the_configured_popularity(run_json):
     uniform = record_gets(run_json, "keys=1000")
     assert uniform.most_common(1)[0][1] <= 10
     assert len(uniform) > 500
+
+
+# ---- the papers' request mixes (mix=NAME) ----
+
+@pytest.mark.parametrize("mix, shares", [
+    ("tq", {"get": 0.995, "scan": 0.005}),
+    ("tq-scan50", {"get": 0.5, "scan": 0.5}),
+    ("concord", {"get": 0.5, "scan": 0.5}),
+    ("zippydb", {"get": 0.78, "set": 0.13, "delete": 0.06, "scan": 0.03}),
+])
+def test_named_mixes_send_the_papers_shares(run_json, mix, shares):
+    commands, report = record_commands(run_json, f"keys=1000,mix={mix}", count=2000)
+    verbs = collections.Counter(line.split(" ")[0] for line in commands)
+    assert set(verbs) == set(shares), verbs
+    for verb, share in shares.items():
+        # 4,000 draws: within 4 standard deviations of the share (a seeded run, so stable).
+        sd = (share * (1 - share) / len(commands)) ** 0.5
+        assert abs(verbs[verb] / len(commands) - share) <= 4 * sd + 1e-9, (verb, verbs)
+        assert report["classes"][verb]["count"] == verbs[verb]
+    scans = [line for line in commands if line.startswith("scan ")]
+    if mix == "concord":
+        # Concord's scans walk the whole database from the first key: 15,000 items, more
+        # than the 1,000 keys given here, so a scan stops at the database's end.
+        assert set(scans) == {f"scan {key(0)} 15000"}, set(scans)
+    elif mix == "tq":
+        assert scans and all(line.endswith(" 5000") for line in scans)
+
+
+def test_a_mix_sets_defaults_that_settings_beside_it_override(run_json):
+    # mix=concord alone: 15,000 keys and whole-database scans from the first key.
+    commands, _ = record_commands(run_json, "mix=concord", count=200)
+    scans = {line for line in commands if line.startswith("scan ")}
+    assert scans == {f"scan {key(0)} 15000"}
+    gets = [int(line.split(":")[1]) for line in commands if line.startswith("get ")]
+    assert max(gets) >= 10000   # keys drawn over all 15,000
+    # Given beside it, in any order, a setting wins over the mix's.
+    commands, _ = record_commands(run_json, "scan_count=7,mix=concord,scan_start=random,scan=1,get=0", count=100)
+    scans = [line for line in commands if line.startswith("scan ")]
+    assert len(scans) == len(commands) and all(line.endswith(" 7") for line in scans)
+    assert len({line.split(" ")[1] for line in scans}) > 1
+
+
+def test_a_mix_drives_the_real_server_and_both_sides_count_the_same_classes(serve, run_json, tmp_path):
+    config = "keys=1000,mix=zippydb,scan_count=50"
+    server = serve_kv(serve, tmp_path / "db", config=config)
+    host, port = server.address["tcp"]
+    report = run_json("load", "--app", kv_app(), "--app-config", config, "--target", f"tcp://{host}:{port}",
+                      "--rate-rps", "2000", "--duration-s", "0.5", "--timeout-ms", "5000", "--arrivals", "constant",
+                      "--warmup-frac", "0", "--no-progress")
+    assert report["client"]["answered"] == report["client"]["sent"] > 0
+    served = server.stop()
+    for name in ("get", "set", "delete", "scan"):
+        assert report["classes"][name]["count"] > 0
+        assert served["classes"][name]["count"] == report["classes"][name]["count"], name
+    assert served["network"]["tcp"]["refused_by_protocol"] == 0
+
+
+def test_preload_0_draws_from_the_keys_without_writing_them(serve, tmp_path):
+    server = serve_kv(serve, tmp_path / "db", config="keys=20,preload=0")
+    conn = tcp_client(server)
+    assert exchange(conn, f"get {key(0)}\r\n".encode(), b"END\r\n") == b"END\r\n"
+    conn.close()
+    server.stop()
+    server = serve_kv(serve, tmp_path / "db", config="keys=20")
+    conn = tcp_client(server)
+    assert exchange(conn, f"get {key(19)}\r\n".encode(), b"END\r\n") == \
+        f"VALUE {key(19)} 0 64\r\n".encode() + value(19) + b"\r\nEND\r\n"
+    conn.close()
+    server.stop()
+
+
+def test_a_get_that_finds_an_expired_or_flushed_item_deletes_it(serve, tmp_path):
+    server = serve_kv(serve, tmp_path / "db")
+    c = Client(server.address["tcp"], timeout=30, connect_timeout=30, default_noreply=False)
+
+    def reclaimed():
+        return int(c.stats()[b"reclaimed"])
+
+    assert c.set("gone", b"x", expire=-1) is True    # stored already expired, as memcached does
+    assert c.set("kept", b"y") is True
+    assert reclaimed() == 0
+    assert c.get("gone") is None
+    assert reclaimed() == 1
+    assert c.get("gone") is None                     # deleted: nothing left to reclaim
+    assert reclaimed() == 1
+    assert c.flush_all() is True
+    assert c.get_many(["kept", "never"]) == {}
+    assert reclaimed() == 2
+    assert c.set("kept", b"z") is True               # a key reclaimed is stored afresh
+    assert c.get("kept") == b"z"
+    c.close()
+    server.stop()
