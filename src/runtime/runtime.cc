@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -134,6 +135,10 @@ struct Runtime::Parts {
   std::unique_ptr<QuantumMonitor> monitor;
   std::unique_ptr<QuantumWatchdog> watchdog;
   std::unique_ptr<PinnedThread> dispatcher_thread;
+  // When the dispatcher runs requests itself (--dispatcher-works, --dispatcher-only) it is a
+  // worker to the app too: setup_worker(workers) on its thread before it dispatches.
+  enum class DispatcherSetup { kStarting, kReady, kFailed };
+  std::atomic<DispatcherSetup> dispatcher_setup{DispatcherSetup::kStarting};
   std::unique_ptr<StallLog> dispatcher_stalls;  // the dispatcher's; the workers read it
   StallWatch all_stalls;                         // the dispatcher's and every worker's
   RuntimeResult result;
@@ -320,18 +325,35 @@ void Runtime::start(const std::string& app_config) {
     p.dispatcher->set_watch(watch);
     p.dispatcher->set_idle(config_.idle, config_.idle_spin_us * 1000.0, p.sleep.get());
   }
+  const bool dispatcher_runs_requests = config_.dispatcher_works || config_.dispatcher_only;
   try {
-    p.dispatcher_thread = std::make_unique<PinnedThread>(p.cpus[0], [this] {
+    p.dispatcher_thread = std::make_unique<PinnedThread>(p.cpus[0], [this, dispatcher_runs_requests] {
       Parts& q = *parts_;
+      // Its app index follows the workers': 0 when it is the only one (--dispatcher-only).
+      const int app_index = static_cast<int>(workers_);
+      if (dispatcher_runs_requests && app_.setup_worker != nullptr && app_.setup_worker(app_index) != 0) {
+        q.dispatcher_setup.store(Parts::DispatcherSetup::kFailed, std::memory_order_release);
+        return;
+      }
+      q.dispatcher_setup.store(Parts::DispatcherSetup::kReady, std::memory_order_release);
       install_stack_overflow_reporter();  // the dispatcher runs tasks too (--dispatcher-works)
       q.result.start_tsc = read_tsc();
       q.result.dispatch = q.central_dispatcher ? q.central_dispatcher->run(sources_) : q.dispatcher->run(sources_);
       q.result.end_tsc = read_tsc();
+      if (dispatcher_runs_requests && app_.teardown_worker != nullptr) app_.teardown_worker(app_index);
     });
   } catch (...) {
     stop_workers();
     if (app_.teardown != nullptr) app_.teardown();
     throw;
+  }
+  while (p.dispatcher_setup.load(std::memory_order_acquire) == Parts::DispatcherSetup::kStarting) cpu_relax();
+  if (p.dispatcher_setup.load(std::memory_order_acquire) == Parts::DispatcherSetup::kFailed) {
+    p.dispatcher_thread->join();
+    stop_workers();
+    if (app_.teardown != nullptr) app_.teardown();
+    throw std::runtime_error("the app's setup_worker failed on the dispatcher (worker index " + std::to_string(workers_) +
+                             "; it runs requests with --dispatcher-works or --dispatcher-only)");
   }
   started_ = true;
 }

@@ -366,6 +366,51 @@ TEST(RuntimeApi, DispatcherOnlySharesItsThreadAmongItsRequests) {
   quanta_runtime_destroy(rt);
 }
 
+// The dispatcher that runs requests is a worker to the app: setup_worker before its first
+// request and teardown_worker after its last, on its own thread, with the index after the
+// workers' (0 with dispatcher_only). An app that opens its state there (kv opens LevelDB)
+// would otherwise serve from nothing.
+std::atomic<int> g_dispatcher_setups{0}, g_dispatcher_teardowns{0};
+int g_expected_dispatcher_index = -1;
+
+TEST(RuntimeApi, TheDispatcherThatRunsRequestsIsSetUpAsAWorker) {
+  for (const bool only : {true, false}) {
+    quanta_app app = test_app();
+    app.setup_worker = [](int index) {
+      if (index == g_expected_dispatcher_index) g_dispatcher_setups.fetch_add(1);
+      return 0;
+    };
+    app.teardown_worker = [](int index) {
+      if (index == g_expected_dispatcher_index) g_dispatcher_teardowns.fetch_add(1);
+    };
+    quanta_runtime_options o = small_options();
+    o.dispatch_policy = "central";
+    if (only) {
+      o.dispatcher_only = 1;
+    } else {
+      o.dispatcher_works = 1;
+      o.workers = 1;
+    }
+    g_expected_dispatcher_index = only ? 0 : 1;
+    g_dispatcher_setups = g_dispatcher_teardowns = 0;
+    quanta_runtime* rt = nullptr;
+    ASSERT_EQ(quanta_runtime_start(&o, &app, nullptr, &rt), QUANTA_OK) << quanta_last_error();
+    EXPECT_EQ(g_dispatcher_setups.load(), 1) << "set up before start returns, once";
+    ASSERT_EQ(quanta_runtime_submit(rt, "ab", 2, 0, 1), QUANTA_OK) << quanta_last_error();
+    quanta_run_stats stats;
+    ASSERT_EQ(quanta_runtime_stop(rt, &stats), QUANTA_OK) << quanta_last_error();
+    EXPECT_EQ(stats.completed, 1u);
+    EXPECT_EQ(g_dispatcher_teardowns.load(), 1);
+    quanta_runtime_destroy(rt);
+
+    // Its failure fails the start, as a worker's does, and names the dispatcher.
+    app.setup_worker = [](int index) { return index == g_expected_dispatcher_index ? 1 : 0; };
+    EXPECT_EQ(quanta_runtime_start(&o, &app, nullptr, &rt), QUANTA_ERR_APP);
+    EXPECT_NE(std::string(quanta_last_error()).find("dispatcher"), std::string::npos) << quanta_last_error();
+    EXPECT_EQ(rt, nullptr);
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(DispatchAndMechanism, BlockIdle,
                          ::testing::Values(std::pair{"jsq-msq", "clock"}, std::pair{"jsq-msq", "flag"},
                                            std::pair{"jbsq:2", "signal"}, std::pair{"central", "clock"}),

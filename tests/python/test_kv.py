@@ -697,3 +697,21 @@ def test_a_get_that_finds_an_expired_or_flushed_item_deletes_it(serve, tmp_path)
     assert c.get("kept") == b"z"
     c.close()
     server.stop()
+
+
+def test_one_thread_server_opens_the_database_on_the_dispatcher(serve, tmp_path):
+    # --dispatcher-only: no worker threads; the dispatcher is set up as worker 0 and opens
+    # LevelDB there (it used to serve from an unopened database and crash).
+    server = serve_kv(serve, tmp_path / "db", "--dispatcher-only", "--dispatch", "central", config="keys=10",
+                      listen=("tcp://127.0.0.1:0", "udp://127.0.0.1:0"))
+    conn = tcp_client(server)
+    assert exchange(conn, f"get {key(3)}\r\n".encode(), b"END\r\n") == \
+        f"VALUE {key(3)} 0 64\r\n".encode() + value(3) + b"\r\nEND\r\n"
+    conn.sendall(f"scan {key(0)} 100\r\n".encode())
+    assert LineReader(conn).lines(1) == [f"SCANNED 10 {scan_digest(value(i) for i in range(10)):016x}".encode()]
+    sock = udp_client(server)
+    assert udp_exchange(sock, 7, f"get {key(4)}\r\n".encode())[0] == \
+        f"VALUE {key(4)} 0 64\r\n".encode() + value(4) + b"\r\nEND\r\n"
+    conn.close()
+    report = server.stop()
+    assert report["classes"]["get"]["count"] == 2 and report["classes"]["scan"]["count"] == 1
