@@ -243,9 +243,12 @@ def test_probes_lists_the_instrumented_spin_handler(run_quanta, quanta_bin, kind
     path = spin_app(quanta_bin, kind)
     proc = run_quanta("probes", path, check=True)
     lines = proc.stdout.splitlines()
-    assert lines[0].split() == ["mode", "probes", "lock_sites", "functions", "module"]
+    assert lines[0].split() == ["mode", "probes", "lock_sites", "functions", "twins", "module"]
     rows = [line.split() for line in lines[1:-1]]
     assert {row[0] for row in rows if row[-1].endswith("spin_handler.c")} == {kind}
+    # Flag mode gives each instrumented function a clock twin, counted apart; clock has none.
+    handler = [row for row in rows if row[-1].endswith("spin_handler.c")][0]
+    assert int(handler[4]) == (int(handler[3]) if kind == "flag" else 0)
     total = lines[-1].split()
     assert total[0] == "total"
     assert int(total[1]) == sum(int(row[1]) for row in rows) > 0
@@ -257,7 +260,7 @@ def test_probes_json_has_one_object_per_record(run_json, quanta_bin):
     out = run_json("probes", path)
     assert out["path"] == path
     for obj in out["objects"]:
-        assert set(obj) == {"module", "mode", "probes", "lock_sites", "functions"}
+        assert set(obj) == {"module", "mode", "probes", "lock_sites", "functions", "twins"}
         assert obj["mode"] in {"clock", "flag", "counter", "locks"}
     assert {o["mode"] for o in out["objects"] if o["module"].endswith("spin_handler.c")} == {"flag"}
     assert out["total_probes"] == sum(o["probes"] for o in out["objects"]) > 0
