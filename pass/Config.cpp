@@ -26,6 +26,8 @@ static cl::opt<uint64_t> OptMaxCycles("quanta-probe-max-cycles",
                                       cl::desc("clock mode, adaptive: longest gap between loop probes, cycles"));
 static cl::opt<uint64_t> OptMaxFactor("quanta-max-stride-factor",
                                       cl::desc("clock mode, adaptive: longest gap, in static strides"));
+static cl::opt<bool> OptFlagTwins("quanta-flag-twins",
+                                  cl::desc("flag mode: also emit a clock-probed twin of each instrumented function"));
 static cl::opt<bool> OptLockGuard("quanta-lock-guard",
                                   cl::desc("bracket lock calls with quanta_preempt_disable/enable"));
 static cl::opt<bool> OptCountExec("quanta-count-probes",
@@ -154,6 +156,7 @@ Config loadConfig(std::string& error) {
   c.adaptive = r.pickBool(OptAdaptive, "QUANTA_ADAPTIVE", c.adaptive);
   c.probeMaxCycles = r.pickUInt(OptMaxCycles, "QUANTA_PROBE_MAX_CYCLES", c.probeMaxCycles, 1);
   c.maxStrideFactor = r.pickUInt(OptMaxFactor, "QUANTA_MAX_STRIDE_FACTOR", c.maxStrideFactor, 1);
+  c.flagTwins = r.pickBool(OptFlagTwins, "QUANTA_FLAG_TWINS", c.flagTwins);
   c.lockGuard = r.pickBool(OptLockGuard, "QUANTA_LOCK_GUARD", c.lockGuard);
   c.countExec = r.pickBool(OptCountExec, "QUANTA_COUNT_PROBES", c.countExec);
   c.stats = r.pickBool(OptStats, "QUANTA_STATS", c.stats);

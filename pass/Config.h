@@ -55,6 +55,10 @@ struct Config {
   // unknown) and as a multiple of the static stride (when the loop's speed is unknown).
   uint64_t probeMaxCycles = 8192;
   uint64_t maxStrideFactor = 64;
+  // Flag mode: also emit a clock-probed twin of every instrumented function, and the
+  // table that maps each function to its twin (FlagTwins.h), for threads nobody writes a
+  // flag for (the dispatcher running a request itself).
+  bool flagTwins = true;
   // Bracket lock calls with quanta_preempt_disable()/enable().
   bool lockGuard = true;
   // Count every executed probe in the global quanta_stat_probes_executed (benchmarks).

@@ -22,7 +22,7 @@ static_assert(offsetof(quanta_probe_record, mode) == 6);
 static_assert(offsetof(quanta_probe_record, probes) == 8);
 static_assert(offsetof(quanta_probe_record, lock_sites) == 12);
 static_assert(offsetof(quanta_probe_record, functions) == 16);
-static_assert(offsetof(quanta_probe_record, reserved) == 20);
+static_assert(offsetof(quanta_probe_record, twins) == 20);
 static_assert(offsetof(quanta_probe_record, module) == 24);
 static_assert(sizeof(quanta_probe_record) == 24 + QUANTA_PROBE_RECORD_MODULE_BYTES);
 static_assert(uint16_t(Mode::Clock) == QUANTA_PROBE_MODE_CLOCK && uint16_t(Mode::Flag) == QUANTA_PROBE_MODE_FLAG &&
@@ -57,7 +57,7 @@ void emitProbeRecord(Module& M, const ProbeRecordCounts& counts) {
       ConstantInt::get(i32, counts.probes),
       ConstantInt::get(i32, counts.lockSites),
       ConstantInt::get(i32, counts.functions),
-      ConstantInt::get(i32, 0),
+      ConstantInt::get(i32, counts.twins),
       ConstantDataArray::getString(ctx, moduleField(M), /*AddNull=*/false),
   };
   auto* GV = new GlobalVariable(M, recordTy, /*isConstant=*/true, GlobalValue::PrivateLinkage,

@@ -11,6 +11,7 @@ namespace quanta {
 struct ProbeRecordCounts {
   uint16_t mode = 0;  // quanta_probe_record_mode: 0 lock bracketing only, else a Mode
   unsigned probes = 0, lockSites = 0, functions = 0;
+  unsigned twins = 0;  // flag mode: clock twins, not in the counts above
 };
 
 // Adds this module's record: a private constant in section "quanta_probes", kept by

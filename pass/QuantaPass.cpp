@@ -4,6 +4,7 @@
 #include "CallOrder.h"
 #include "CostModel.h"
 #include "Decisions.h"
+#include "FlagTwins.h"
 #include "LockGuard.h"
 #include "LoopPlanner.h"
 #include "Placement.h"
@@ -109,36 +110,15 @@ PreservedAnalyses QuantaPass::run(Module& M, ModuleAnalysisManager& MAM) {
   return instrument(M, FAM, nullptr) ? PreservedAnalyses::none() : PreservedAnalyses::all();
 }
 
-bool QuantaPass::instrument(Module& M, FunctionAnalysisManager& FAM, raw_ostream* plans) {
-  std::string badSetting;
-  Config cfg = loadConfig(badSetting);
-  if (!badSetting.empty()) {
-    M.getContext().emitError(badSetting);
-    return false;
-  }
-  if (forced_) cfg.mode = *forced_;
-  if (cfg.mode == Mode::None && !lockOnly_) return false;
-  // Once per module: the optimizer-last hook also fires inside LTO backends and in an
-  // explicit default<O3> after -passes=quanta-..., and probes must not be stacked twice.
-  if (M.getModuleFlag("quanta.instrumented")) return false;
-
-  SmallPtrSet<Function*, 8> noPreempt = noPreemptFunctions(M);
-  SmallPtrSet<Function*, 32> targets;
-  for (Function& F : M) {
-    if (instrumentable(F, noPreempt)) targets.insert(&F);
-    else if (!F.isDeclaration() && (F.hasFnAttribute("quanta_no_preempt") || noPreempt.contains(&F)))
-      noteNotInstrumented(F, "marked QUANTA_NO_PREEMPT");
-  }
-  if (targets.empty()) {
-    if (!plans) printStatsIfAsked();
-    return false;
-  }
-
+// Instruments `targets` in cfg.mode (with lock bracketing as configured); callees first.
+static ModuleStats instrumentFunctions(Module& M, FunctionAnalysisManager& FAM, const Config& cfg,
+                                       const SmallPtrSetImpl<Function*>& targets, bool lockOnly,
+                                       raw_ostream* plans) {
   CostModel CM(cfg.extCallCost, targets);
   // Clock mode: a call to a function placed before it runs on the caller's paths by that
   // function's summary; one not placed yet is on the caller's own call-graph cycle, so it
   // probes at entry and may leave up to the bound behind it when it returns.
-  bool summaries = cfg.mode == Mode::Clock && !lockOnly_ && cfg.compare.callSummaries;
+  bool summaries = cfg.mode == Mode::Clock && !lockOnly && cfg.compare.callSummaries;
   if (summaries) CM.useSummaries(CallSummary{0, cfg.bound, std::nullopt});
   ProbeEmitter PE(M, cfg);
   AdaptiveProbe AP(M, cfg, PE);
@@ -162,12 +142,12 @@ bool QuantaPass::instrument(Module& M, FunctionAnalysisManager& FAM, raw_ostream
     // The printer runs on a copy: its remarks would repeat the real run's.
     OptimizationRemarkEmitter realORE(&F);
     OptimizationRemarkEmitter* ORE = plans ? nullptr : &realORE;
-    if (cfg.lockGuard || lockOnly_) {
+    if (cfg.lockGuard || lockOnly) {
       unsigned sites = guardLocks(F);
       noteLockSites(ORE, F, sites);
       st.lockSites += sites;
     }
-    if (lockOnly_) {
+    if (lockOnly) {
       FAM.invalidate(F, PreservedAnalyses::none());
       continue;
     }
@@ -229,19 +209,71 @@ bool QuantaPass::instrument(Module& M, FunctionAnalysisManager& FAM, raw_ostream
     FAM.invalidate(F, PreservedAnalyses::none());
   }
   PE.finish();
+  return st;
+}
+
+bool QuantaPass::instrument(Module& M, FunctionAnalysisManager& FAM, raw_ostream* plans) {
+  std::string badSetting;
+  Config cfg = loadConfig(badSetting);
+  if (!badSetting.empty()) {
+    M.getContext().emitError(badSetting);
+    return false;
+  }
+  if (forced_) cfg.mode = *forced_;
+  if (cfg.mode == Mode::None && !lockOnly_) return false;
+  // Once per module: the optimizer-last hook also fires inside LTO backends and in an
+  // explicit default<O3> after -passes=quanta-..., and probes must not be stacked twice.
+  if (M.getModuleFlag("quanta.instrumented")) return false;
+
+  SmallPtrSet<Function*, 8> noPreempt = noPreemptFunctions(M);
+  SmallPtrSet<Function*, 32> targets;
+  for (Function& F : M) {
+    if (instrumentable(F, noPreempt)) targets.insert(&F);
+    else if (!F.isDeclaration() && (F.hasFnAttribute("quanta_no_preempt") || noPreempt.contains(&F)))
+      noteNotInstrumented(F, "marked QUANTA_NO_PREEMPT");
+  }
+  if (targets.empty()) {
+    if (!plans) printStatsIfAsked();
+    return false;
+  }
+
+  // Flag mode: the clock twins are cloned from the functions as they are now, before
+  // anything is instrumented, so that they get their own lock bracketing and probes.
+  const bool withTwins = cfg.mode == Mode::Flag && cfg.flagTwins && !lockOnly_;
+  FlagTwins twins;
+  if (withTwins) twins = makeClockTwins(M, targets);
+
+  ModuleStats st = instrumentFunctions(M, FAM, cfg, targets, lockOnly_, plans);
+  ModuleStats twinSt;
+  if (withTwins && !twins.twins.empty()) {
+    Config clockCfg = cfg;
+    clockCfg.mode = Mode::Clock;
+    twinSt = instrumentFunctions(M, FAM, clockCfg, twins.twins, false, plans);
+    emitTwinTable(M, twins);
+  }
   // Every module with instrumented functions gets a record, with no probes too (all its
   // functions were short), so a binary tells which of its objects went through the pass.
-  // A lock-bracketing-only run records mode 0: it has lock sites and no probe kind.
+  // A lock-bracketing-only run records mode 0: it has lock sites and no probe kind. The
+  // record counts the functions as compiled; their clock twins only by number (`twins`),
+  // so that a flag object's probe count is its flag probes' alone.
   ProbeRecordCounts rec;
   rec.mode = lockOnly_ ? 0 : uint16_t(cfg.mode);
   rec.probes = st.probes;
   rec.lockSites = st.lockSites;
   rec.functions = st.functions;
+  rec.twins = twinSt.functions;
   emitProbeRecord(M, rec);
   M.addModuleFlag(Module::Max, "quanta.instrumented", lockOnly_ ? 0u : unsigned(cfg.mode));
 
   if (plans) return true;
-  if (cfg.stats) emitStatsLine(M.getContext(), cfg, statsLine(M, cfg.mode, st));
+  if (cfg.stats) {
+    std::string line = statsLine(M, cfg.mode, st);
+    if (withTwins) {
+      line.pop_back();  // the newline
+      line += " twins=" + std::to_string(twinSt.functions) + " twin_probes=" + std::to_string(twinSt.probes) + "\n";
+    }
+    emitStatsLine(M.getContext(), cfg, line);
+  }
   printStatsIfAsked();
   return true;
 }

@@ -47,7 +47,10 @@ struct quanta_probe_record {
   uint32_t probes;     /* static probe sites placed in the object */
   uint32_t lock_sites; /* lock calls bracketed with preempt disable/enable */
   uint32_t functions;  /* functions the pass instrumented */
-  uint32_t reserved;   /* 0; room for a later field without moving module[] */
+  /* Flag mode: clock twins of its functions (include/quanta/flag_twins.h), counted
+   * apart from `functions` and `probes`. The word was reserved as 0 before twins existed,
+   * and 0 still reads right for those objects (no twins), so it took no new version. */
+  uint32_t twins;
   /* The tail of the object's source file name, NUL-terminated: a longer name keeps its
    * last QUANTA_PROBE_RECORD_MODULE_BYTES - 1 bytes (the file name end is what tells
    * objects apart). */

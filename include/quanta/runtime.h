@@ -79,7 +79,9 @@ typedef struct quanta_runtime_options {
   const char* dispatch_policy; /* "jsq-msq", "jsq", "random", "po2", "central", "jbsq:K", "steal" */
   const char* preempt;         /* "clock", "flag", "signal", "hybrid", "none" */
   double backstop_us;          /* hybrid: the signal comes this long into a quantum (100) */
-  int dispatcher_works;        /* central/jbsq:K: the dispatcher runs requests when workers are full */
+  int dispatcher_works;        /* central/jbsq:K: the dispatcher runs requests when workers are full
+                                  (preempt clock, hybrid, or flag: then the handler's clock twin,
+                                  quanta/flag_twins.h; a handler without one is refused) */
   uint32_t stack_kib;          /* each task's stack (64) */
   uint32_t task_slots;         /* requests a worker runs at once (64) */
   uint32_t ring_capacity;      /* requests queued per worker (4096) */

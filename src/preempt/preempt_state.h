@@ -19,6 +19,10 @@ struct PreemptState {
   uint64_t quantum_start_tsc = 0;
   uint64_t attained_before_cycles = 0; // the running task's service before this quantum
   uint32_t flag_seq = 0;               // the quantum a flag must name to end (flag mechanism)
+  // A thread nobody writes a flag for (the dispatcher running requests itself under
+  // --preempt flag): its flag word always reads set, and the flag's slow path compares
+  // the clock with the deadline instead (check_clock_at_flag_probes).
+  bool flag_checks_clock = false;
   uint64_t signal_deadline_tsc = UINT64_MAX;  // a preemption signal before this is stale
   bool signal_switching = false;       // the signal handler is switching away already
   StallLog* stall_log = nullptr;       // the worker's: quanta_task_cpu_cycles_polled() writes it
@@ -42,6 +46,13 @@ struct PreemptState {
     quanta_deadline_tsc = UINT64_MAX;
   }
 };
+
+// For a thread that runs tasks with a clock deadline but has no monitor writing its flag
+// (the dispatcher's own requests under --preempt flag): flag-probed code that a clock
+// twin reaches through a pointer still stops at the deadline, because every flag probe
+// on this thread takes the slow path, which reads the clock. Slower per probe than a
+// flag read (a call and rdtsc), but only on this thread and only in code without a twin.
+void check_clock_at_flag_probes();
 
 // Points quanta_flag_word at `word` for this thread (a worker's flag line), or back at
 // the word that is never set when `word` is null.

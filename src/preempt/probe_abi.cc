@@ -7,6 +7,9 @@
 namespace {
 // Outside workers the flag pointer must still be dereferenceable: it points here.
 const volatile uint32_t kNeverSetFlag = 0;
+// The flag of a thread whose flag probes check the clock (check_clock_at_flag_probes):
+// always set, never written (its readers take the clock path first).
+const volatile uint32_t kAlwaysSetFlag = 1;
 }  // namespace
 
 extern "C" {
@@ -23,6 +26,7 @@ namespace {
 // A flag is for this quantum only if it names it; an older value is a monitor's late
 // store for a quantum that already ended, and is cleared.
 bool flag_names_this_quantum(PreemptState& state) {
+  if (state.flag_checks_clock) return false;  // no monitor: the clock decides (and the word is read-only)
   const uint32_t value = __atomic_load_n(quanta_flag_word, __ATOMIC_RELAXED);
   if (value == 0) return false;
   if (value == state.flag_seq) return true;
@@ -54,6 +58,11 @@ void yield_or_defer() {
 
 void set_flag_word(const uint32_t* word) { quanta_flag_word = word ? word : &kNeverSetFlag; }
 
+void check_clock_at_flag_probes() {
+  t_preempt_state.flag_checks_clock = true;
+  quanta_flag_word = &kAlwaysSetFlag;
+}
+
 }  // namespace quanta
 
 extern "C" {
@@ -61,6 +70,12 @@ extern "C" {
 void quanta_probe_slow(void) { quanta::yield_or_defer(); }
 void quanta_flag_probe_slow(void) {
   quanta::PreemptState& state = quanta::t_preempt_state;
+  if (state.flag_checks_clock) {
+    // quanta_deadline_tsc, not state.deadline_tsc: inside a preempt-disabled region it is
+    // muted, and the enable checks the clock itself.
+    if (quanta_read_tsc() >= quanta_deadline_tsc) quanta::yield_or_defer();
+    return;
+  }
   if (!quanta::flag_names_this_quantum(state)) return;
   // Deferred to the enable (pending): clear the flag, or a loop that reads it on every
   // iteration (the pass's polled loops) would call in here on each one until then.

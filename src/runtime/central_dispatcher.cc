@@ -121,13 +121,13 @@ bool CentralDispatcher::run_own_quantum(uint64_t now) {
   const bool only_runner = workers_.empty();
   if (!own_ && only_runner && queues_.queues[0]->waiting() > 0) {
     own_ = *queues_.queues[0]->pick();
-    CentralSlot& next = slots_[*own_];
-    next.last_runner = kDispatcherRunner;
+    slots_[*own_].last_runner = kDispatcherRunner;
   }
   if (!own_) return false;
   CentralSlot& slot = slots_[*own_];
   // Always a clock deadline, whatever the workers' mechanism and policy: the dispatcher
-  // must get back to arrivals after one quantum.
+  // must get back to arrivals after one quantum. Under flag the request runs the
+  // handler's clock twin (CentralSlots::run_on_dispatcher), which checks this deadline.
   const bool done = runner_.resume(slot.task, now, now + quanta_.of(*slot.request));
   ++slot.quanta;
   ++totals_.dispatcher_quanta;
@@ -164,7 +164,8 @@ bool CentralDispatcher::admit(Request& request, DispatchTotals& totals) {
   ++in_flight_;
   // With no workers every request queues: run_own_quantum takes them in the policy's order.
   if (dispatcher_works_ && !workers_.empty() && !own_ && all_workers_full()) {
-    slots_[*id].last_runner = kDispatcherRunner;
+    // Not started yet: it runs the dispatcher's handler (the clock twin under flag).
+    slots_.run_on_dispatcher(*id);
     own_ = *id;
   } else if (queues_.per_worker()) {
     queues_.queues[placement_.below(static_cast<uint32_t>(workers_.size()))]->admit(*id);

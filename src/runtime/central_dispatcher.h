@@ -14,8 +14,9 @@
 //
 // With `dispatcher_works`, a request that arrives while every worker is full and the
 // dispatcher has no request of its own is started by the dispatcher itself, which runs it
-// a quantum at a time (clock probes stop it) whenever it has nothing else to do, until it
-// finishes (Concord's work-conserving dispatcher). Concord takes the oldest request not yet
+// a quantum at a time (clock probes stop it: under --preempt flag those of the handler's
+// clock twin, which CentralSlots hands such a request) whenever it has nothing else to do,
+// until it finishes (Concord's work-conserving dispatcher). Concord takes the oldest request not yet
 // started; this one takes the arriving request, which needs no search of the queue. While
 // the dispatcher runs its quantum, arrivals, returns and the flag monitor wait up to one
 // quantum.

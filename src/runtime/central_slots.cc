@@ -4,8 +4,11 @@
 
 namespace quanta {
 
-CentralSlots::CentralSlots(uint32_t count, std::size_t stack_bytes, const quanta_app& app)
-    : slots_(count), stacks_(count, stack_bytes) {
+CentralSlots::CentralSlots(uint32_t count, std::size_t stack_bytes, const quanta_app& app,
+                           void (*dispatcher_handler)(const quanta_request*, quanta_response*))
+    : slots_(count),
+      dispatcher_handler_(dispatcher_handler != nullptr ? dispatcher_handler : app.handle_request),
+      stacks_(count, stack_bytes) {
   free_.reserve(count);
   for (uint32_t i = count; i-- > 0;) {
     slots_[i].app = &app;
@@ -15,7 +18,7 @@ CentralSlots::CentralSlots(uint32_t count, std::size_t stack_bytes, const quanta
 
 void CentralSlots::task_body(Task& task) {
   auto& slot = *static_cast<CentralSlot*>(task.user);
-  call_handler(*slot.app, *slot.request);
+  call_handler(slot.handler, *slot.request);
 }
 
 std::optional<uint32_t> CentralSlots::acquire(Request& request) {
@@ -26,6 +29,7 @@ std::optional<uint32_t> CentralSlots::acquire(Request& request) {
   slot.request = &request;
   slot.quanta = 0;
   slot.last_runner = -1;
+  slot.handler = slot.app->handle_request;
   slot.task.start(stacks_.acquire(), &CentralSlots::task_body, &slot);
   return id;
 }

@@ -170,6 +170,7 @@ void decode_section(const ElfFile& file, const Elf64_Shdr& section, std::vector<
     rec.probes = r.probes;
     rec.lock_sites = r.lock_sites;
     rec.functions = r.functions;
+    rec.twins = r.twins;
     out.push_back(std::move(rec));
   }
 }

@@ -16,6 +16,7 @@ struct ProbeRecord {
   uint32_t probes = 0;
   uint32_t lock_sites = 0;
   uint32_t functions = 0;
+  uint32_t twins = 0;  // flag mode: clock twins of its functions, not counted above
 };
 
 // Reads the records from section "quanta_probes" of a 64-bit little-endian ELF file

@@ -14,15 +14,18 @@
 
 namespace quanta {
 
-// Runs app.handle_request on `request` (inside the running task).
-inline void call_handler(const quanta_app& app, Request& request) {
+// Runs `handler` (the app's handle_request, or its clock twin) on `request` (inside the
+// running task).
+inline void call_handler(void (*handler)(const quanta_request*, quanta_response*), Request& request) {
   const quanta_request view{request.id, request.class_index, request.payload_len, request.payload};
   quanta_response response{0, 0, 0, request.response, request.response_capacity};
-  app.handle_request(&view, &response);
+  handler(&view, &response);
   request.status = response.status;
   request.response_len = response.len <= request.response_capacity ? response.len : request.response_capacity;
   request.value = response.value;
 }
+
+inline void call_handler(const quanta_app& app, Request& request) { call_handler(app.handle_request, request); }
 
 // A finished request: its times, its statistics (all requests, and those no stall in
 // `stalls` touched), its sink. After this the request belongs to the sink.

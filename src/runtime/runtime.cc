@@ -1,5 +1,6 @@
 #include "runtime/runtime.h"
 
+#include <dlfcn.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -12,8 +13,10 @@
 
 #include "core/stack_pool.h"
 #include "core/tsc.h"
+#include "quanta/flag_twins.h"
 #include "policy/central_policy.h"
 #include "preempt/mechanism.h"
+#include "preempt/preempt_state.h"
 #include "preempt/signal_preempt.h"
 #include "runtime/central_dispatcher.h"
 #include "runtime/code_address.h"
@@ -35,6 +38,13 @@ uint64_t kernel_memory_map_limit() {
   return 65530;
 }
 constexpr uint64_t kMapsForTheRest = 2048;
+
+// The object a function was loaded from (an app's .so, or the program), for messages.
+std::string object_of(const void* fn) {
+  Dl_info info{};
+  if (dladdr(fn, &info) != 0 && info.dli_fname != nullptr && *info.dli_fname != '\0') return info.dli_fname;
+  return "the program";
+}
 
 [[noreturn]] void bad(const std::string& option, const std::string& why) {
   throw std::invalid_argument(option + ": " + why);
@@ -175,8 +185,25 @@ Runtime::Runtime(const RuntimeConfig& config, const quanta_app& app)
   if (config.dispatcher_only && mechanism != PreemptMechanism::kClock && mechanism != PreemptMechanism::kNone) {
     bad("--dispatcher-only", "needs --preempt clock or none: the dispatcher ends its own quanta with clock probes");
   }
-  if (config.dispatcher_works && mechanism != PreemptMechanism::kClock && mechanism != PreemptMechanism::kHybrid) {
-    bad("--dispatcher-works", "needs --preempt clock or hybrid: the dispatcher stops its own request with clock probes");
+  // The dispatcher stops its own request at a clock deadline: clock probes (clock,
+  // hybrid), or under flag, where nobody writes the dispatcher a flag, the clock twin the
+  // pass made of the app's handler (include/quanta/flag_twins.h).
+  if (config.dispatcher_works && mechanism != PreemptMechanism::kClock && mechanism != PreemptMechanism::kHybrid &&
+      mechanism != PreemptMechanism::kFlag) {
+    bad("--dispatcher-works", "needs --preempt clock, hybrid or flag: the dispatcher stops its own request with clock "
+                              "probes (under flag, in the handler's clock twin)");
+  }
+  void (*dispatcher_handler)(const quanta_request*, quanta_response*) = nullptr;
+  if (config.dispatcher_works && mechanism == PreemptMechanism::kFlag) {
+    const void* twin = quanta_flag_twin_of(reinterpret_cast<const void*>(app.handle_request));
+    if (twin == nullptr) {
+      bad("--dispatcher-works", "with --preempt flag the dispatcher runs the clock twin of the app's handle_request, "
+                                "and '" + object_of(reinterpret_cast<const void*>(app.handle_request)) +
+                                "' has none (app '" + std::string(app.name ? app.name : "?") +
+                                "'): rebuild it with the quanta pass in flag mode, twins on (the default; not "
+                                "QUANTA_FLAG_TWINS=0 or -quanta-flag-twins=0), or use --preempt clock");
+    }
+    dispatcher_handler = reinterpret_cast<void (*)(const quanta_request*, quanta_response*)>(const_cast<void*>(twin));
   }
   if (static_cast<uint64_t>(config.task_slots) * workers_ > (1u << 24)) {
     bad("--task-slots", "times the workers is over 16 M task stacks");
@@ -220,8 +247,8 @@ Runtime::Runtime(const RuntimeConfig& config, const quanta_app& app)
   if (central) {
     // As many requests in the system at once as the two-level runtime admits.
     // Dispatcher only: one thread's worth of slots.
-    p.central_slots =
-        std::make_unique<CentralSlots>(config.task_slots * std::max(workers_, 1u), wc.stack_bytes, app);
+    p.central_slots = std::make_unique<CentralSlots>(config.task_slots * std::max(workers_, 1u), wc.stack_bytes, app,
+                                                     dispatcher_handler);
     wc.central_slots = p.central_slots.get();
     wc.central_depth = p.spec.kind == DispatchSpec::Kind::kJbsq ? p.spec.depth : 1;
   }
@@ -337,6 +364,9 @@ void Runtime::start(const std::string& app_config) {
       }
       q.dispatcher_setup.store(Parts::DispatcherSetup::kReady, std::memory_order_release);
       install_stack_overflow_reporter();  // the dispatcher runs tasks too (--dispatcher-works)
+      // Flag-probed code the handler's twin reaches through a pointer: nobody writes this
+      // thread a flag, so its flag probes read the clock instead (docs/runtime.md).
+      if (config_.dispatcher_works && q.worker_config.preempt == PreemptMechanism::kFlag) check_clock_at_flag_probes();
       q.result.start_tsc = read_tsc();
       q.result.dispatch = q.central_dispatcher ? q.central_dispatcher->run(sources_) : q.dispatcher->run(sources_);
       q.result.end_tsc = read_tsc();

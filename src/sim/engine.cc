@@ -356,9 +356,13 @@ void Engine::check_model_ranges(const SimConfig& config) {
       throw std::invalid_argument("--dispatcher-works: needs --dispatch central or jbsq:K, not " +
                                   config.run.dispatch_policy);
     }
-    if (mechanism_ != PreemptMechanism::kClock && mechanism_ != PreemptMechanism::kHybrid) {
-      throw std::invalid_argument("--dispatcher-works: needs --preempt clock or hybrid (the dispatcher stops its own "
-                                  "request with clock probes), not " + config.run.preempt);
+    // flag: the workers' quanta end by the monitor's flag, the dispatcher's own by the clock
+    // (the runtime runs the handler's clock twin there); schedule_own_quantum models the
+    // latter whatever the mechanism, and monitor_poll_at holds the monitor back meanwhile.
+    if (mechanism_ != PreemptMechanism::kClock && mechanism_ != PreemptMechanism::kHybrid &&
+        mechanism_ != PreemptMechanism::kFlag) {
+      throw std::invalid_argument("--dispatcher-works: needs --preempt clock, hybrid or flag (the dispatcher stops its "
+                                  "own request with clock probes), not " + config.run.preempt);
     }
   }
   if (config.stalls) {

@@ -169,13 +169,22 @@ TEST(CentralDispatch, DispatcherRunsRequestsWhenEveryWorkerIsFull) {
   EXPECT_EQ(r.app_errors, 0u);
 }
 
+// Clock probes end the dispatcher's own quanta: clock, hybrid, or under flag the spin
+// handler's clock twin (tests/integration/flag_twin_test.cc); signal and none have none.
 TEST(CentralDispatch, DispatcherWorksNeedsACentralPolicyAndClockProbes) {
   RunConfig c = central_config("jsq-msq");
   c.dispatcher_works = true;
   EXPECT_THROW(run_spin(c), std::invalid_argument);
   c.dispatch_policy = "central";
+  for (const char* preempt : {"signal", "none"}) {
+    c.preempt = preempt;
+    EXPECT_THROW(run_spin(c), std::invalid_argument) << preempt;
+  }
   c.preempt = "flag";
-  EXPECT_THROW(run_spin(c), std::invalid_argument);
+  c.load = 1.2;
+  const RunResult r = run_spin(c);
+  EXPECT_EQ(r.completed, r.dispatch.generated);
+  EXPECT_GT(r.dispatcher_requests, 0u);
 }
 
 }  // namespace

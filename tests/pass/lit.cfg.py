@@ -13,7 +13,8 @@ llvm_bin = config.llvm_bin
 config.environment["PATH"] = os.pathsep.join([llvm_bin, config.environment.get("PATH", "")])
 # Options must come from the RUN lines alone.
 for var in ["QUANTA_MODE", "QUANTA_BOUND", "QUANTA_EXT_CALL_COST", "QUANTA_FLAG_STRIDE",
-            "QUANTA_COUNT_PROBES", "QUANTA_STATS", "QUANTA_STATS_FILE", "QUANTA_LOCK_GUARD"]:
+            "QUANTA_COUNT_PROBES", "QUANTA_STATS", "QUANTA_STATS_FILE", "QUANTA_LOCK_GUARD",
+            "QUANTA_FLAG_TWINS"]:
     config.environment.pop(var, None)
 
 plugin = config.quanta_plugin

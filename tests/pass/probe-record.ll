@@ -1,7 +1,8 @@
 ; Every module with instrumented functions carries one 128-byte record in section
 ; quanta_probes (include/quanta/probe_record.h): magic "QPRB", version 1, mode
 ; (1 clock, 2 flag, 3 counter, 0 lock bracketing only), probes, lock sites, functions,
-; 0, and the tail of the source file name. The counts are the quanta-stats line's.
+; clock twins (flag mode; 0 otherwise), and the tail of the source file name. The counts
+; are the quanta-stats line's: the flag functions' alone, their twins only by number.
 ; RUN: rm -f %t.stats
 ; RUN: env QUANTA_STATS_FILE=%t.stats %opt -passes=quanta-clock -S %s -o %t.clock.ll
 ; RUN: env QUANTA_STATS_FILE=%t.stats %opt -passes=quanta-flag -S %s -o %t.flag.ll
@@ -10,14 +11,14 @@
 ; RUN: cat %t.stats %t.clock.ll %t.flag.ll %t.counter.ll %t.locks.ll | FileCheck %s
 
 ; CHECK: quanta-stats: {{.*}} mode=clock functions=2 probes=[[CP:[1-9][0-9]*]] lock_sites=2
-; CHECK: quanta-stats: {{.*}} mode=flag functions=2 probes=[[FP:[1-9][0-9]*]] lock_sites=2
+; CHECK: quanta-stats: {{.*}} mode=flag functions=2 probes=[[FP:[1-9][0-9]*]] lock_sites=2 {{.*}} twins=2 twin_probes={{[1-9][0-9]*}}
 ; CHECK: quanta-stats: {{.*}} mode=counter functions=2 probes=[[NP:[1-9][0-9]*]] lock_sites=2
 ; CHECK: quanta-stats: {{.*}} functions=2 probes=0 lock_sites=2
 
 ; A name longer than 103 bytes keeps its last 103, then a NUL (the module field is 104).
 ; CHECK: @__quanta_probe_record = private constant <{ i32, i16, i16, i32, i32, i32, i32, [104 x i8] }> <{ i32 1112690769, i16 1, i16 1, i32 [[CP]], i32 2, i32 2, i32 0, [104 x i8] c"/a-rather-long-checkout-directory-name/third_party/some-library/src/internal/probe_record_module_name.c\00" }>, section "quanta_probes", align 8
 ; CHECK: @llvm.compiler.used = appending global {{.*}}@__quanta_probe_record
-; CHECK: @__quanta_probe_record = {{.*}} <{ i32 1112690769, i16 1, i16 2, i32 [[FP]], i32 2, i32 2, i32 0,
+; CHECK: @__quanta_probe_record = {{.*}} <{ i32 1112690769, i16 1, i16 2, i32 [[FP]], i32 2, i32 2, i32 2,
 ; CHECK: @__quanta_probe_record = {{.*}} <{ i32 1112690769, i16 1, i16 3, i32 [[NP]], i32 2, i32 2, i32 0,
 ; CHECK: @__quanta_probe_record = {{.*}} <{ i32 1112690769, i16 1, i16 0, i32 0, i32 2, i32 2, i32 0,
 

@@ -8,6 +8,7 @@ import pytest
 from pathlib import Path
 
 SUMMARY_KEYS = {"mean", "p50", "p99", "p99.9", "max"}
+ROOT = Path(__file__).resolve().parents[2]  # the checkout, for the spin app's sources
 
 
 def test_help_lists_every_run_option(run_quanta):
@@ -46,7 +47,7 @@ def test_no_command_is_a_usage_error(run_quanta):
         (["--dispatch", "jbsq:0"], "--dispatch"),
         (["--dispatch", "jbsq:x"], "--dispatch"),
         (["--dispatcher-works"], "--dispatcher-works"),  # needs central or jbsq:K
-        (["--dispatch", "central", "--dispatcher-works", "--preempt", "flag"], "--dispatcher-works"),
+        (["--dispatch", "central", "--dispatcher-works", "--preempt", "signal"], "--dispatcher-works"),
         (["--max-load", "untouched:p99-us<=3"], "untouched:p99-us<=3"),  # the prefix, then no class
         (["--idle", "sleep"], "--idle"),
         (["--idle", "block", "--idle-spin-us", "-1"], "--idle-spin-us"),
@@ -243,9 +244,12 @@ def test_probes_lists_the_instrumented_spin_handler(run_quanta, quanta_bin, kind
     path = spin_app(quanta_bin, kind)
     proc = run_quanta("probes", path, check=True)
     lines = proc.stdout.splitlines()
-    assert lines[0].split() == ["mode", "probes", "lock_sites", "functions", "module"]
+    assert lines[0].split() == ["mode", "probes", "lock_sites", "functions", "twins", "module"]
     rows = [line.split() for line in lines[1:-1]]
     assert {row[0] for row in rows if row[-1].endswith("spin_handler.c")} == {kind}
+    # Flag mode gives each instrumented function a clock twin, counted apart; clock has none.
+    handler = [row for row in rows if row[-1].endswith("spin_handler.c")][0]
+    assert int(handler[4]) == (int(handler[3]) if kind == "flag" else 0)
     total = lines[-1].split()
     assert total[0] == "total"
     assert int(total[1]) == sum(int(row[1]) for row in rows) > 0
@@ -257,7 +261,7 @@ def test_probes_json_has_one_object_per_record(run_json, quanta_bin):
     out = run_json("probes", path)
     assert out["path"] == path
     for obj in out["objects"]:
-        assert set(obj) == {"module", "mode", "probes", "lock_sites", "functions"}
+        assert set(obj) == {"module", "mode", "probes", "lock_sites", "functions", "twins"}
         assert obj["mode"] in {"clock", "flag", "counter", "locks"}
     assert {o["mode"] for o in out["objects"] if o["module"].endswith("spin_handler.c")} == {"flag"}
     assert out["total_probes"] == sum(o["probes"] for o in out["objects"]) > 0
@@ -449,3 +453,45 @@ def test_no_overruns_where_quanta_have_no_length(run_quanta, quanta_bin):
 def test_watchdog_options_refuse_bad_values(run_quanta, option, value):
     proc = run_quanta("run", *SHORT_RUN, option, value)
     assert proc.returncode == 2 and option in proc.stderr, proc.stderr
+
+
+def test_dispatcher_works_under_flag_runs_requests_on_the_dispatcher(run_json):
+    # Concord's configuration: flag-probed workers, and a dispatcher that runs requests
+    # itself in the clock twin the pass made of the spin handler (spin-flag.so).
+    out = run_json("run", "--dispatch", "central", "--dispatcher-works", "--preempt", "flag",
+                   "--workload", "bimodal:90:1:50", "--load", "0.9", "--duration-s", "0.2")
+    assert out["config"]["preempt"] == "flag" and out["config"]["dispatcher_works"] is True
+    assert out["runtime"]["central"]["dispatcher_requests"] > 0
+    assert out["runtime"]["central"]["requeued"] > 0  # 50 us requests, 2 us quanta
+    assert out["requests"]["generated"] == out["requests"]["completed"]
+
+
+def spin_app_without_twins(quanta_bin, tmp_path):
+    """The spin app compiled by quanta-clang in flag mode with twins turned off."""
+    bin_dir = Path(quanta_bin).resolve().parent
+    src = ROOT / "apps" / "synthetic"
+    out = tmp_path / "spin-flag-no-twins.so"
+    env = dict(os.environ, QUANTA_MODE="flag", QUANTA_FLAG_TWINS="0", QUANTA_NO_RUNTIME="1")
+    subprocess.run([str(bin_dir / "quanta-clang"), "-O2", "-shared", "-fPIC", "-fvisibility=hidden",
+                    "-DSPIN_HANDLER=synthetic_spin_handle_flag", f"-I{ROOT / 'include'}", f"-I{src}",
+                    str(src / "spin_app.c"), str(src / "spin_export.c"), str(src / "spin_handler.c"),
+                    "-o", str(out)], check=True, env=env, capture_output=True, text=True, timeout=300)
+    return str(out)
+
+
+@pytest.mark.parametrize("build", ["plain", "no-twins"])
+def test_dispatcher_works_under_flag_refuses_a_handler_without_a_twin(run_quanta, quanta_bin, tmp_path, build):
+    path = spin_app(quanta_bin, "plain") if build == "plain" else spin_app_without_twins(quanta_bin, tmp_path)
+    if build == "no-twins":
+        rows = [line.split() for line in run_quanta("probes", path, check=True).stdout.splitlines()[1:-1]]
+        assert rows and all(row[0] == "flag" and row[4] == "0" for row in rows)
+    proc = run_quanta("run", "--app", path, "--dispatch", "central", "--dispatcher-works", "--preempt", "flag",
+                      "--duration-s", "0.1")
+    assert proc.returncode == 2, proc.stderr
+    assert "--dispatcher-works" in proc.stderr and "clock twin" in proc.stderr
+    assert path in proc.stderr  # names the object
+    # Clock probes need no twin: the same build runs with --preempt clock (the plain one
+    # only warns that it has no probes).
+    if build == "plain":
+        run_quanta("run", "--app", path, "--dispatch", "central", "--dispatcher-works", "--preempt", "clock",
+                   "--duration-s", "0.1", check=True)

@@ -75,8 +75,9 @@ def test_leveldb_is_compiled_into_the_app_with_probes_and_bracketed_locks(run_qu
     rows = {}
     for line in proc.stdout.splitlines():
         parts = line.split()
-        if len(parts) == 5 and parts[1].isdigit():
-            rows[parts[4]] = (parts[0], int(parts[1]), int(parts[2]))
+        # mode, probes, lock_sites, functions, twins, module
+        if len(parts) == 6 and parts[1].isdigit():
+            rows[parts[5]] = (parts[0], int(parts[1]), int(parts[2]))
     db_impl = [row for path, row in rows.items() if path.endswith("leveldb/src/db/db_impl.cc")]
     assert len(db_impl) == 1, proc.stdout
     kind, probes, lock_sites = db_impl[0]

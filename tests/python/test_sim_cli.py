@@ -130,9 +130,10 @@ def test_each_mechanism_gives_its_own_result_when_the_costs_differ():
             runs["clock"]["classes"]["500"]["slowdown"]["mean"])
 
 
-def test_dispatcher_works_runs_requests_on_the_dispatcher():
+@pytest.mark.parametrize("preempt", ["clock", "flag"])
+def test_dispatcher_works_runs_requests_on_the_dispatcher(preempt):
     out = sim_json("--jobs", "20000", "--workers", "1", "--load", "0.9", "--dispatch", "central",
-                   "--dispatcher-works")
+                   "--dispatcher-works", "--preempt", preempt)
     assert out["runtime"]["central"]["dispatcher_requests"] > 0
     assert out["requests"]["completed"] == 20000
 
@@ -162,7 +163,7 @@ def test_dispatcher_works_runs_requests_on_the_dispatcher():
         # What the model has nothing to do with, or does not model with the rest.
         (["--stack-kib", "64"], "--stack-kib"),
         (["--dispatcher-works"], "--dispatcher-works"),
-        (["--dispatcher-works", "--dispatch", "central", "--preempt", "flag"], "--dispatcher-works"),
+        (["--dispatcher-works", "--dispatch", "central", "--preempt", "signal"], "--dispatcher-works"),
         (["--signal-cpu-ns", "-3"], "--signal-cpu-ns"),
         (["--requeue-ns", "1e300"], "--requeue-ns"),
     ],

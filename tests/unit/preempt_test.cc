@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <thread>
 
+#include "preempt/preempt_state.h"
 #include "quanta/fn.h"
 #include "quanta/probe.h"
 
@@ -153,6 +155,80 @@ TEST(Preempt, TaskLastStopIsTheRunnersStampOfItsLastYield) {
   quanta_fn_resume(f, 0);
   EXPECT_EQ(seen.after, stopped);  // the adaptive probes' measure of how late a yield landed
   quanta_fn_destroy(f);
+}
+
+// check_clock_at_flag_probes (the dispatcher under --dispatcher-works --preempt flag):
+// flag probes on that thread stop a task once its clock deadline has passed, and never
+// before; inside a preempt-disabled region they defer to the enable. Each case runs on a
+// thread of its own, which is where the setting lives.
+void flag_probes(void* raw) {
+  auto& count = *static_cast<int*>(raw);
+  for (int i = 0; i < 5; ++i) {
+    ++count;
+    quanta_flag_probe();
+  }
+}
+
+TEST(Preempt, FlagProbesNeverFireWhereNoMonitorWritesAndNothingChecksTheClock) {
+  std::thread([] {
+    int count = 0;
+    quanta_fn* f = quanta_fn_launch(&flag_probes, &count, 1, 0);  // deadline already passed
+    EXPECT_TRUE(quanta_fn_completed(f));
+    EXPECT_EQ(quanta_fn_yields(f), 0u);
+    quanta_fn_destroy(f);
+  }).join();
+}
+
+TEST(Preempt, FlagProbesCheckTheClockWhereTheThreadAsksForIt) {
+  std::thread([] {
+    quanta::check_clock_at_flag_probes();
+    int count = 0;
+    quanta_fn* f = quanta_fn_launch(&flag_probes, &count, 1, 0);
+    EXPECT_EQ(count, 1);
+    EXPECT_EQ(quanta_fn_yields(f), 1u);
+    while (!quanta_fn_resume(f, 1)) {
+    }
+    EXPECT_EQ(count, 5);
+    EXPECT_EQ(quanta_fn_yields(f), 5u);
+    quanta_fn_destroy(f);
+    // No deadline: the same probes let it run to the end.
+    count = 0;
+    f = quanta_fn_launch(&flag_probes, &count, 0, 0);
+    EXPECT_TRUE(quanta_fn_completed(f));
+    EXPECT_EQ(quanta_fn_yields(f), 0u);
+    quanta_fn_destroy(f);
+    // Outside a task a probe returns.
+    quanta_flag_probe();
+  }).join();
+}
+
+TEST(Preempt, ClockCheckingFlagProbesDeferToTheEnable) {
+  std::thread([] {
+    quanta::check_clock_at_flag_probes();
+    struct State {
+      int probes_inside = 0;
+      bool after_enable = false;
+    } st;
+    quanta_fn* f = quanta_fn_launch(
+        [](void* raw) {
+          auto& s = *static_cast<State*>(raw);
+          quanta_preempt_disable();
+          for (int i = 0; i < 100; ++i) {
+            quanta_flag_probe();
+            ++s.probes_inside;
+          }
+          quanta_preempt_enable();  // the quantum ended inside: it yields here
+          s.after_enable = true;
+        },
+        &st, 1, 0);
+    EXPECT_EQ(st.probes_inside, 100);
+    EXPECT_FALSE(st.after_enable);
+    EXPECT_EQ(quanta_fn_yields(f), 1u);
+    quanta_fn_resume(f, 0);
+    EXPECT_TRUE(st.after_enable);
+    EXPECT_TRUE(quanta_fn_completed(f));
+    quanta_fn_destroy(f);
+  }).join();
 }
 
 }  // namespace

@@ -101,6 +101,7 @@ std::string record_bytes(uint32_t magic, uint16_t mode, uint32_t probes, const c
   r.probes = probes;
   r.lock_sites = 4;
   r.functions = 3;
+  r.twins = mode == QUANTA_PROBE_MODE_FLAG ? 2 : 0;
   std::strncpy(r.module, module, sizeof r.module - 1);
   return std::string(reinterpret_cast<const char*>(&r), sizeof r);
 }
@@ -169,8 +170,10 @@ TEST(ProbeRecords, DecodesEveryFieldAndEveryMode) {
   EXPECT_EQ(got[0].probes, 7u);
   EXPECT_EQ(got[0].lock_sites, 4u);
   EXPECT_EQ(got[0].functions, 3u);
+  EXPECT_EQ(got[0].twins, 2u);
   EXPECT_EQ(got[0].module, "a/flag.c");
   EXPECT_EQ(got[1].mode, "counter");
+  EXPECT_EQ(got[1].twins, 0u);
   EXPECT_EQ(got[2].mode, "locks");
 }
 

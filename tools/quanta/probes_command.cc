@@ -18,18 +18,21 @@ void print_text(const std::string& path, const std::vector<ProbeRecord>& records
     return;
   }
   // Module last: it is the one column of unbounded width.
-  std::printf("%-8s %8s %10s %9s  %s\n", "mode", "probes", "lock_sites", "functions", "module");
-  uint64_t probes = 0, lock_sites = 0, functions = 0;
+  // twins: flag mode's clock twins, which `probes` and `functions` leave out.
+  std::printf("%-8s %8s %10s %9s %5s  %s\n", "mode", "probes", "lock_sites", "functions", "twins", "module");
+  uint64_t probes = 0, lock_sites = 0, functions = 0, twins = 0;
   for (const ProbeRecord& r : records) {
-    std::printf("%-8s %8u %10u %9u  %s\n", r.mode.c_str(), r.probes, r.lock_sites, r.functions, r.module.c_str());
+    std::printf("%-8s %8u %10u %9u %5u  %s\n", r.mode.c_str(), r.probes, r.lock_sites, r.functions, r.twins,
+                r.module.c_str());
     probes += r.probes;
     lock_sites += r.lock_sites;
     functions += r.functions;
+    twins += r.twins;
   }
-  std::printf("%-8s %8llu %10llu %9llu  %zu instrumented object%s in %s\n", "total",
+  std::printf("%-8s %8llu %10llu %9llu %5llu  %zu instrumented object%s in %s\n", "total",
               static_cast<unsigned long long>(probes), static_cast<unsigned long long>(lock_sites),
-              static_cast<unsigned long long>(functions), records.size(), records.size() == 1 ? "" : "s",
-              path.c_str());
+              static_cast<unsigned long long>(functions), static_cast<unsigned long long>(twins), records.size(),
+              records.size() == 1 ? "" : "s", path.c_str());
 }
 
 void print_json(const std::string& path, const std::vector<ProbeRecord>& records) {
@@ -40,7 +43,8 @@ void print_json(const std::string& path, const std::vector<ProbeRecord>& records
                        {"mode", r.mode},
                        {"probes", r.probes},
                        {"lock_sites", r.lock_sites},
-                       {"functions", r.functions}});
+                       {"functions", r.functions},
+                       {"twins", r.twins}});
     total += r.probes;
   }
   const nlohmann::json out{{"path", path}, {"objects", objects}, {"total_probes", total}};

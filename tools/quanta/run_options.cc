@@ -253,7 +253,7 @@ void add_run_options(CLI::App& cmd, RunOptions& o, bool simulated) {
                "Exit with status 3 when a run's figures come with warnings (a late or stalled dispatcher, latencies "
                "beyond the histograms, more threads than CPUs, ...; listed under the table and in the JSON)");
   cmd.add_flag("--dispatcher-works", c.dispatcher_works,
-               "With central or jbsq:K and clock or hybrid: when every worker is full, the dispatcher runs an arriving "
+               "With central or jbsq:K and clock, hybrid or flag (flag: the dispatcher runs the handler's clock twin): when every worker is full, the dispatcher runs an arriving "
                "request itself, a quantum at a time between its other duties, until it finishes");
   if (!simulated) {
     cmd.add_option("--app", c.app_path,
@@ -301,9 +301,11 @@ std::vector<RunConfig> expand_runs(const RunOptions& o) {
           if (spec.kind != DispatchSpec::Kind::kCentral && spec.kind != DispatchSpec::Kind::kJbsq) {
             throw CLI::ValidationError("--dispatcher-works", "needs --dispatch central or jbsq:K, not " + dispatch);
           }
-          if (preempt != "clock" && preempt != "hybrid") {
-            throw CLI::ValidationError("--dispatcher-works", "needs --preempt clock or hybrid (the dispatcher stops its "
-                                                             "own request with clock probes), not " + preempt);
+          // flag: the dispatcher runs the handler's clock twin; whether the app has one is
+          // checked when the runtime starts.
+          if (preempt != "clock" && preempt != "hybrid" && preempt != "flag") {
+            throw CLI::ValidationError("--dispatcher-works", "needs --preempt clock, hybrid or flag (the dispatcher "
+                                                             "stops its own request with clock probes), not " + preempt);
           }
         }
         runs.push_back(config);

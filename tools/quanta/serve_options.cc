@@ -42,7 +42,7 @@ void add_serve_options(CLI::App& cmd, ServeOptions& o) {
       ->capture_default_str()
       ->check(CLI::IsMember({"wait", "drop"}));
   cmd.add_flag("--dispatcher-works", c.dispatcher_works,
-               "With central or jbsq:K and clock or hybrid: the dispatcher runs arriving requests itself when every "
+               "With central or jbsq:K and clock, hybrid or flag (flag: the dispatcher runs the handler's clock twin): the dispatcher runs arriving requests itself when every "
                "worker is full");
   cmd.add_flag("--dispatcher-only", c.dispatcher_only,
                "No worker threads: the dispatcher runs every request itself between polls of the sockets, a quantum "

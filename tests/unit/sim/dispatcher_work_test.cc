@@ -76,7 +76,8 @@ TEST(Requeue, OneDispatcherServesEveryWorkersRequeues) {
 
 TEST(DispatcherWorks, TheDispatcherCompletesRequestsWhenWorkersAreFull) {
   for (const char* dispatch : {"central", "jbsq:2"}) {
-    for (const char* preempt : {"clock", "hybrid"}) {
+    // flag: the worker's quanta end by the monitor's flag, the dispatcher's own by the clock.
+    for (const char* preempt : {"clock", "hybrid", "flag"}) {
       SimConfig c = config("extreme-bimodal", 1, 0.9, dispatch, 100000);
       c.run.preempt = preempt;
       c.run.seed = 5;
@@ -111,12 +112,14 @@ TEST(DispatcherWorks, RefusedWhereTheRuntimeRefusesIt) {
   c.run.dispatch_policy = "steal";
   EXPECT_NE(error_of(c).find("--dispatcher-works"), std::string::npos);
   c.run.dispatch_policy = "central";
-  c.run.preempt = "flag";
-  EXPECT_NE(error_of(c).find("--dispatcher-works"), std::string::npos);
   c.run.preempt = "signal";
   EXPECT_NE(error_of(c).find("--dispatcher-works"), std::string::npos);
-  c.run.preempt = "clock";
-  EXPECT_EQ(error_of(c), "no error");
+  c.run.preempt = "none";
+  EXPECT_NE(error_of(c).find("--dispatcher-works"), std::string::npos);
+  for (const char* preempt : {"clock", "hybrid", "flag"}) {
+    c.run.preempt = preempt;
+    EXPECT_EQ(error_of(c), "no error") << preempt;
+  }
 }
 
 }  // namespace
