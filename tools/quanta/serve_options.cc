@@ -1,6 +1,7 @@
 #include "serve_options.h"
 
 #include "finite_number.h"
+#include "linux_options.h"
 #include "shared_checks.h"
 #include "run_options.h"
 #include "runtime/cpu_layout.h"
@@ -99,6 +100,7 @@ void add_serve_options(CLI::App& cmd, ServeOptions& o) {
       ->capture_default_str()
       ->check(CLI::IsMember({"text", "json"}));
   cmd.add_flag("--strict", o.strict, "Exit with status 3 when the run's figures come with warnings");
+  add_linux_runtime_options(cmd, o);
 }
 
 void check_serve_options(ServeOptions& o) {
