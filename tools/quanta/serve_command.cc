@@ -220,8 +220,7 @@ int serve_command(const ServeOptions& options) {
     r = runtime.stop(kernel);
     // TCP replies (and UDP replies with --udp-replies dispatcher) are sent by the
     // dispatcher (quanta's or the kernel-thread pool's); what it had not sent when it
-    // stopped goes out now, while the sockets are
-    // still open.
+    // stopped goes out now, while the sockets are still open.
     for (auto& t : tcp) t->flush_after_stop();
     for (auto& u : udp) u->flush_after_stop();
   }
