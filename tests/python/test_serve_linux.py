@@ -141,6 +141,7 @@ def test_with_one_thread_per_core_the_short_one_waits_behind_the_long_one(serve)
         (["--watchdog-ms", "100"], "--watchdog-ms"),
         (["--overrun-report-quanta", "5"], "--overrun-report-quanta"),
         (["--threads-per-core", "0"], "--threads-per-core"),
+        (["--workers", "4096"], "--workers"),  # more than the CPUs: more threads per core instead
         (["--linux-policy", "cfs"], "--linux-policy"),
         (["--deadline-runtime-us", "100"], "--deadline-runtime-us"),  # not deadline
     ],

@@ -116,7 +116,10 @@ void check_serve_options(ServeOptions& o) {
   }
   if (c.workers > max_workers() && !c.oversubscribe) {
     throw CLI::ValidationError("--workers", "must be 1.." + std::to_string(max_workers()) +
-                                                " here (one CPU is the dispatcher's); --oversubscribe allows more");
+                                                " here (one CPU is the dispatcher's)" +
+                                                (o.runtime == "linux" ? std::string(": --threads-per-core puts more "
+                                                                                    "threads on each")
+                                                                      : std::string("; --oversubscribe allows more")));
   }
   // The policy names are checked as `quanta run` checks them; a server runs one combination.
   for (const auto& [option, value] : {std::pair<const char*, const std::string&>{"--local", c.local_policy},
