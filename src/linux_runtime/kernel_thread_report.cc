@@ -2,6 +2,12 @@
 
 namespace quanta {
 
+void describe_kernel_threads(RunConfig& config, const KernelThreadOptions& options) {
+  config.local_policy = std::string("sched-") + linux_policy_name(options.policy);
+  config.dispatch_policy = "shared-queue";
+  config.preempt = "kernel";
+}
+
 void add_kernel_thread_fields(nlohmann::json& report, const KernelThreadOptions& options,
                               const KernelThreadTotals& totals) {
   nlohmann::json& config = report["config"];

@@ -9,18 +9,15 @@
 #include "experiment/run_result.h"
 #include "io/workload.h"
 #include "linux_runtime/kernel_thread_options.h"
+#include "linux_runtime/kernel_thread_server.h"
 #include "quanta/quanta.h"
 
 namespace quanta {
 
-// What only this runtime measures, reported under "runtime.kernel" in the JSON.
-struct KernelThreadTotals {
-  unsigned threads = 0;
-  uint64_t involuntary_switches = 0;  // the kernel preempted a pool thread (getrusage)
-  uint64_t voluntary_switches = 0;    // a pool thread slept (empty queue, lock)
-  uint64_t handler_off_cpu_gaps = 0;  // handler slices in which the thread lost the CPU
-  double handler_off_cpu_ms = 0;      // their total length
-};
+// The kernel-thread server's configuration from a run's (or a server's) options: workers,
+// stack size, stall threshold and the dispatcher's --idle.
+KernelThreadServerConfig kernel_thread_server_config_of(const RunConfig& config, const KernelThreadOptions& options,
+                                                        std::size_t class_count);
 
 // Throws std::invalid_argument for a configuration that cannot run here (names the
 // option), std::runtime_error if the app's setup fails, a thread cannot start, or the

@@ -86,8 +86,15 @@ def test_leveldb_is_compiled_into_the_app_with_probes_and_bracketed_locks(run_qu
 
 # ---- real clients ----
 
-def test_pymemcache_round_trips_every_command(serve, tmp_path):
-    server = serve_kv(serve, tmp_path / "db", config="keys=100")
+# Every pool thread of the kernel-thread baseline (quanta serve --runtime linux) calls
+# setup_worker as a quanta worker does: kv opens its database on the first, and serves and
+# closes it the same way.
+RUNTIMES = pytest.mark.parametrize("runtime", [(), ("--runtime", "linux")], ids=["quanta", "linux"])
+
+
+@RUNTIMES
+def test_pymemcache_round_trips_every_command(serve, tmp_path, runtime):
+    server = serve_kv(serve, tmp_path / "db", *runtime, config="keys=100")
     c = Client(server.address["tcp"], timeout=30, connect_timeout=30, default_noreply=False)
     assert c.get(key(3)) == value(3)
     assert c.set("a", b"1", expire=0) is True
@@ -333,23 +340,24 @@ def test_scans_under_concurrent_writers_on_several_workers(serve, tmp_path, mode
 
 # ---- persistence ----
 
-def test_a_clean_stop_closes_the_database_and_a_restart_finds_it(serve, tmp_path):
+@RUNTIMES
+def test_a_clean_stop_closes_the_database_and_a_restart_finds_it(serve, tmp_path, runtime):
     db = tmp_path / "db"
-    server = serve_kv(serve, db)
+    server = serve_kv(serve, db, *runtime)
     c = Client(server.address["tcp"], timeout=30, default_noreply=False)
     assert c.set("kept", b"value", flags=5) is True
     assert c.set("gone", b"x") is True
     assert c.delete("gone") is True
     c.close()
-    server.stop()
+    assert server.stop()["config"]["runtime"] == ("linux" if runtime else "quanta")
     # LevelDB's lock file is free again: a second server opens the same directory.
-    server = serve_kv(serve, db)
+    server = serve_kv(serve, db, *runtime)
     raw = tcp_client(server)
     assert exchange(raw, b"get kept gone\r\n", b"END\r\n") == b"VALUE kept 5 5\r\nvalue\r\nEND\r\n"
     # A flush survives a restart too: what it made invisible stays so.
     assert exchange(raw, b"flush_all\r\n", b"OK\r\n") == b"OK\r\n"
     server.stop()
-    server = serve_kv(serve, db)
+    server = serve_kv(serve, db, *runtime)
     assert exchange(tcp_client(server), b"get kept\r\n", b"END\r\n") == b"END\r\n"
     server.stop()
 

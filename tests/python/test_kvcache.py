@@ -118,11 +118,18 @@ def test_pymemcache_round_trips_every_command(serve):
     assert net["requests"] == net["replies_ok"] == 46
 
 
-def test_a_connection_runs_its_commands_in_order(serve):
+# The kernel-thread baseline (quanta serve --runtime linux) keeps the same promises: its
+# pool's free threads must not run a connection's later commands beside an earlier one.
+RUNTIMES = pytest.mark.parametrize("runtime", [(), ("--runtime", "linux")], ids=["quanta", "linux"])
+
+
+@RUNTIMES
+def test_a_connection_runs_its_commands_in_order(serve, runtime):
     # Pipelined in one write: a long scan, then sets without replies, increments and gets
     # of what they stored. Each get must see every command before it on the connection,
-    # although the scan is preempted and the rest would otherwise run beside it.
-    server = serve_kvcache(serve, keys=20000)
+    # although the scan is preempted (or, on kernel threads, other threads are free) and
+    # the rest would otherwise run beside it.
+    server = serve_kvcache(serve, *runtime, keys=20000)
     sock = socket.create_connection(server.address["tcp"], timeout=30)
     rounds = 50
     batch = [b"scan key:0000000000 20000\r\n", b"set n 0 0 1 noreply\r\n0\r\n"]
@@ -468,8 +475,9 @@ def test_quanta_load_drives_real_memcached(run_json, memcached, transport):
 
 # ---- the graceful stop ----
 
-def test_graceful_stop_answers_every_set_taken(serve):
-    server = serve_kvcache(serve, "--max-in-flight-per-connection", "64")
+@RUNTIMES
+def test_graceful_stop_answers_every_set_taken(serve, runtime):
+    server = serve_kvcache(serve, *runtime, "--max-in-flight-per-connection", "64")
     count = 300
     clients = [tcp_client(server) for _ in range(2)]
     for k, conn in enumerate(clients):
@@ -487,6 +495,7 @@ def test_graceful_stop_answers_every_set_taken(serve):
     net = report["network"]["tcp"]
     assert net["requests"] == net["replies_ok"] == 2 * count
     assert report["requests"]["completed"] == 2 * count
+    assert report["config"]["runtime"] == ("linux" if runtime else "quanta")
 
 
 # ---- apps of other ABI versions ----

@@ -75,3 +75,15 @@ def test_max_load_searches_the_kernel_thread_baseline(run_json):
     # The best run, if any load met the objective (a busy machine may leave none).
     assert out["run"] is None or out["run"]["config"]["runtime"] == "linux"
     assert (out["run"] is None) == (out["max_load"] == 0.0)
+
+
+def test_idle_block_lets_the_dispatcher_sleep_between_arrivals(run_json):
+    # 1 us requests at load 0.001, a millisecond apart: the dispatcher sleeps until the next
+    # arrival is near (the pool threads always sleep in the kernel) and misses none.
+    out = run_json("run", "--runtime", "linux", "--idle", "block", "--workload", "fixed1", "--load", "0.001",
+                   "--duration-s", "0.3")
+    assert out["config"]["idle"] == "block"
+    assert out["requests"]["generated"] == out["requests"]["completed"] > 100
+    assert out["runtime"]["idle_sleeps"]["dispatcher"] > 0
+    spun = run_json("run", "--runtime", "linux", "--workload", "fixed1", "--load", "0.001", "--duration-s", "0.1")
+    assert spun["runtime"]["idle_sleeps"]["dispatcher"] == 0

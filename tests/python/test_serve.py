@@ -174,13 +174,21 @@ def closed_by_server(sock):
 @pytest.mark.parametrize("dispatch", DISPATCH_POLICIES)
 def test_udp_and_tcp_round_trips_through_every_dispatch_policy(serve, dispatch):
     server = serve("--app", echo_app(), "--preempt", "none", "--dispatch", dispatch)
-    payloads = [os.urandom(i % 200) for i in range(300)]
+    echo_round_trips(server)
+
+
+def echo_round_trips(server, count=300):
+    """Echo requests of 0 to 199 bytes over UDP (`count`, each answered), then the same
+    pipelined on one TCP connection (answered in order); stops the server, checks its
+    counts and returns its report. Between the two, a SIGUSR1 snapshot must have counted
+    every UDP request (requests are counted before they run; a reply may reach the client
+    before its sender has counted it)."""
+    payloads = [os.urandom(i % 200) for i in range(count)]
     udp = udp_client(server)
     replies = udp_round_trips(udp, payloads)
     for i, payload in enumerate(payloads):
-        assert replies[i]["kind"] == OK
-        assert replies[i]["response"] == payload
-        assert replies[i]["value"] == len(payload)
+        assert (replies[i]["kind"], replies[i]["response"], replies[i]["value"]) == (OK, payload, len(payload))
+    assert server.snapshot()["udp"]["requests"] == count
     tcp = tcp_client(server)
     tcp.sendall(b"".join(request(i, p) for i, p in enumerate(payloads)))
     tcp_replies = read_replies(tcp, len(payloads))
@@ -191,10 +199,12 @@ def test_udp_and_tcp_round_trips_through_every_dispatch_policy(serve, dispatch):
     assert report["mode"] == "serve"
     assert report["requests"]["completed"] == 2 * len(payloads)
     assert set(report["classes"]) == {"echo", "spin_echo"}
+    assert report["classes"]["echo"]["count"] == 2 * len(payloads)
     net = report["network"]
     assert net["udp"]["datagrams"] == net["udp"]["requests"] == net["udp"]["replies_ok"] == len(payloads)
     assert net["tcp"]["requests"] == net["tcp"]["replies_ok"] == len(payloads)
     assert net["tcp"]["connections"] == 1
+    return report
 
 
 @pytest.mark.parametrize("dispatch", DISPATCH_POLICIES)
@@ -227,11 +237,16 @@ def test_every_preemption_mechanism_serves_the_spin_app(serve, preempt, quantum_
     assert report["requests"]["completed"] == count
 
 
-def test_tcp_replies_keep_request_order_when_requests_finish_out_of_order(serve):
-    # Two workers on a 2-CPU machine (oversubscribed: only ordering is checked here), and
-    # requests of very different lengths, so that later requests often finish first.
-    server = serve("--app", echo_app(), "--preempt", "none", "--workers", "2", "--oversubscribe",
-                   "--dispatch", "steal", "--max-in-flight-per-connection", "8")
+@pytest.mark.parametrize("runtime", [
+    # Two workers on a 2-CPU machine (oversubscribed: only ordering is checked here)...
+    ("--preempt", "none", "--workers", "2", "--oversubscribe", "--dispatch", "steal"),
+    # ...or four kernel threads taking a connection's requests from one shared queue
+    # (test_serve_linux.py).
+    ("--runtime", "linux", "--threads-per-core", "4"),
+], ids=["quanta", "linux"])
+def test_tcp_replies_keep_request_order_when_requests_finish_out_of_order(serve, runtime):
+    # Requests of very different lengths, so that later requests often finish first.
+    server = serve("--app", echo_app(), *runtime, "--max-in-flight-per-connection", "8")
     connections = [tcp_client(server) for _ in range(3)]
     count = 120
     for k, conn in enumerate(connections):
@@ -245,7 +260,8 @@ def test_tcp_replies_keep_request_order_when_requests_finish_out_of_order(serve)
         assert [r["id"] for r in replies] == list(range(count))
         assert all(r["response"][8:] == bytes([k, i % 256]) for i, r in enumerate(replies))
     report = server.stop()
-    assert report["network"]["tcp"]["replies_ok"] == 3 * count
+    assert report["config"]["runtime"] == ("linux" if "linux" in runtime else "quanta")
+    assert report["network"]["tcp"]["replies_ok"] == report["requests"]["completed"] == 3 * count
     # 8 in flight at most per connection, 120 pipelined: reading had to stop and resume.
     assert report["network"]["tcp"]["paused_at_in_flight_limit"] > 0
 
@@ -542,6 +558,24 @@ def test_memcached_framed_udp_through_kvcache(serve, udp_replies, receive):
     assert net["send_errors"] == 0 and net["bad_datagram_header"] == 0
 
 
+def quiet_memcached_rounds(server, rounds):
+    """Rounds of a memcached-framed UDP get and three TCP gets pipelined on an in-order
+    connection (each reply lets the next be framed) against kvcache's keys=100, every reply
+    checked, each round followed by a quiet spell in which idle threads go to sleep."""
+    udp, tcp = udp_client(server), tcp_client(server)
+    for i in range(rounds):
+        udp.send(memcached_get(i, i % 100))
+        assert memcached_replies(udp, 1)[i].startswith(b"VALUE key:%010d " % (i % 100))
+        tcp.sendall(b"".join(b"get key:%010d\r\n" % ((i + k) % 100) for k in range(3)))
+        got = b""
+        while got.count(b"END\r\n") < 3:
+            chunk = tcp.recv(65536)
+            assert chunk, "the server closed the connection"
+            got += chunk
+        assert got.count(b"VALUE ") == 3
+        time.sleep(0.002)  # quiet
+
+
 @pytest.mark.parametrize("udp_replies, receive, preempt", [("worker", "recvmmsg", "clock"),
                                                             ("dispatcher", "recvmmsg", "flag"),
                                                             ("worker", "io_uring", "clock"),
@@ -555,20 +589,8 @@ def test_idle_block_sleeps_between_requests_and_misses_none(serve, udp_replies, 
     apps = kvcache_app() + "," + kvcache_app().replace("kvcache-clock", "kvcache-flag")
     server = serve("--app", apps, "--preempt", preempt, "--app-config", "keys=100", "--idle", "block",
                    "--udp-replies", udp_replies, "--udp-receive", receive)
-    udp, tcp = udp_client(server), tcp_client(server)
     rounds = 30
-    for i in range(rounds):
-        udp.send(memcached_get(i, i % 100))
-        assert memcached_replies(udp, 1)[i].startswith(b"VALUE key:%010d " % (i % 100))
-        # Three pipelined gets on an in-order connection: each reply lets the next be framed.
-        tcp.sendall(b"".join(b"get key:%010d\r\n" % ((i + k) % 100) for k in range(3)))
-        got = b""
-        while got.count(b"END\r\n") < 3:
-            chunk = tcp.recv(65536)
-            assert chunk, "the server closed the connection"
-            got += chunk
-        assert got.count(b"VALUE ") == 3
-        time.sleep(0.002)  # quiet: both threads go to sleep
+    quiet_memcached_rounds(server, rounds)
     time.sleep(0.01)
     report = server.stop()
     assert report["config"]["idle"] == "block"

@@ -1,18 +1,24 @@
 #include "linux_options.h"
 
-#include "finite_number.h"
+#include <span>
 
-#include "linux_runtime/kernel_thread_options.h"
+#include "finite_number.h"
 #include "run_options.h"
+#include "serve_options.h"
 
 namespace quanta {
 namespace {
 
 // What the quanta runtime has and a pool of kernel threads does not: the kernel
 // dispatches, schedules and preempts, and the queue is one unbounded deque.
-constexpr const char* kQuantaOnly[] = {"--local", "--dispatch", "--preempt", "--quantum-us", "--backstop-us",
-                                       "--task-slots", "--ring-capacity", "--on-full",
-                                       "--dispatcher-works", "--oversubscribe"};
+constexpr const char* kRunQuantaOnly[] = {"--local", "--dispatch", "--preempt", "--quantum-us", "--backstop-us",
+                                          "--task-slots", "--ring-capacity", "--on-full",
+                                          "--dispatcher-works", "--oversubscribe"};
+// serve's --preempt is checked on its own (it may be the default, clock).
+constexpr const char* kServeQuantaOnly[] = {"--local", "--dispatch", "--quantum-us", "--backstop-us",
+                                            "--task-slots", "--ring-capacity", "--on-full",
+                                            "--dispatcher-works", "--dispatcher-only", "--oversubscribe",
+                                            "--overrun-report-quanta", "--watchdog-ms"};
 constexpr const char* kLinuxOnly[] = {"--linux-policy", "--threads-per-core", "--deadline-runtime-us",
                                       "--deadline-period-us"};
 
@@ -21,15 +27,15 @@ bool given(CLI::App& cmd, const char* name) {
   return option != nullptr && option->count() > 0;
 }
 
-void check_combination(CLI::App& cmd, const RunOptions& o) {
-  const KernelThreadOptions& k = o.kernel_threads;
-  if (o.runtime != "linux") {
+void check_combination(CLI::App& cmd, const std::string& runtime, const KernelThreadOptions& k,
+                       std::span<const char* const> quanta_only) {
+  if (runtime != "linux") {
     for (const char* name : kLinuxOnly) {
       if (given(cmd, name)) throw CLI::ValidationError(name, "applies only with --runtime linux");
     }
     return;
   }
-  for (const char* name : kQuantaOnly) {
+  for (const char* name : quanta_only) {
     if (given(cmd, name)) {
       throw CLI::ValidationError(name, "does not apply with --runtime linux (the kernel schedules and preempts the "
                                        "pool's threads; see docs/linux-baseline.md)");
@@ -45,11 +51,8 @@ void check_combination(CLI::App& cmd, const RunOptions& o) {
   }
 }
 
-}  // namespace
-
-void add_linux_runtime_options(CLI::App& cmd, RunOptions& o) {
-  KernelThreadOptions& k = o.kernel_threads;
-  cmd.add_option("--runtime", o.runtime,
+void add_options(CLI::App& cmd, std::string& runtime, KernelThreadOptions& k) {
+  cmd.add_option("--runtime", runtime,
                  "quanta (this runtime) or linux (the baseline: a pool of kernel threads under a Linux scheduling "
                  "class, one shared queue, handlers run to completion)")
       ->capture_default_str()
@@ -71,7 +74,25 @@ void add_linux_runtime_options(CLI::App& cmd, RunOptions& o) {
       ->capture_default_str()
       ->check(finite_number())
       ->check(CLI::Range(1.1, 1e6));
-  cmd.parse_complete_callback([&cmd, &o] { check_combination(cmd, o); });
+}
+
+}  // namespace
+
+void add_linux_runtime_options(CLI::App& cmd, RunOptions& o) {
+  add_options(cmd, o.runtime, o.kernel_threads);
+  cmd.parse_complete_callback([&cmd, &o] { check_combination(cmd, o.runtime, o.kernel_threads, kRunQuantaOnly); });
+}
+
+void add_linux_runtime_options(CLI::App& cmd, ServeOptions& o) {
+  add_options(cmd, o.runtime, o.kernel_threads);
+  cmd.parse_complete_callback([&cmd, &o] {
+    check_combination(cmd, o.runtime, o.kernel_threads, kServeQuantaOnly);
+    if (o.runtime == "linux" && o.config.preempt != "clock") {
+      throw CLI::ValidationError("--preempt", "'" + o.config.preempt + "' does not apply with --runtime linux: "
+                                              "only the kernel preempts the pool's threads (the pool runs the "
+                                              "app's clock-probe build; leave --preempt out)");
+    }
+  });
 }
 
 }  // namespace quanta

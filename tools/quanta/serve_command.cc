@@ -17,6 +17,9 @@
 #include "core/tsc.h"
 #include "experiment/in_process_run.h"
 #include "experiment/report.h"
+#include "linux_runtime/kernel_thread_report.h"
+#include "linux_runtime/kernel_thread_server.h"
+#include "linux_runtime/thread_pool_run.h"
 #include "net/net_counters.h"
 #include "net/tcp_front_end.h"
 #include "net/udp_front_end.h"
@@ -120,17 +123,48 @@ class DrainWatch {
   std::thread thread_;
 };
 
+// The runtime a server runs on: quanta's (dispatcher and pinned workers) or, with
+// --runtime linux, the kernel-thread baseline's. Both take the same sources, start, and
+// stop by closing them and finishing what was taken.
+class ServingRuntime {
+ public:
+  ServingRuntime(const ServeOptions& options, const RunConfig& config, const quanta_app& app, std::size_t classes) {
+    if (options.runtime == "linux") {
+      kernel_ = std::make_unique<KernelThreadServer>(
+          kernel_thread_server_config_of(config, options.kernel_threads, classes), app);
+    } else {
+      quanta_ = std::make_unique<Runtime>(runtime_config_of(config, classes), app);
+    }
+  }
+  void add_source(Source& source) { quanta_ ? quanta_->add_source(source) : kernel_->add_source(source); }
+  void start(const std::string& app_config) { quanta_ ? quanta_->start(app_config) : kernel_->start(app_config); }
+  // Stop taking requests, answer every one already taken, stop the threads. `kernel` gets
+  // the kernel-thread totals (untouched for quanta's runtime).
+  RuntimeResult stop(KernelThreadTotals& kernel) {
+    if (quanta_) return quanta_->stop();
+    const KernelThreadResult r = kernel_->stop();
+    kernel = r.kernel;
+    return r;
+  }
+
+ private:
+  std::unique_ptr<Runtime> quanta_;
+  std::unique_ptr<KernelThreadServer> kernel_;
+};
+
 }  // namespace
 
 int serve_command(const ServeOptions& options) {
   const sigset_t signals = serve_signals();
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
+  const bool kernel_threads = options.runtime == "linux";
   RunConfig config = options.config;
   const AppChoice apps(config.app_path);
-  const quanta_app& app = apps.for_mechanism(config.preempt);
+  // The kernel-thread pool runs the clock-probe build: its probes end the accounting
+  // slices of cpu_timed_handler.h (--preempt is clock there).
+  const quanta_app& app = apps.for_mechanism(kernel_threads ? "clock" : config.preempt);
   const Workload workload = serve_workload(apps, options);
-  const RuntimeConfig runtime_config = runtime_config_of(config, workload.classes().size());
 
   FrontEndLimits limits;
   limits.max_in_flight = options.max_in_flight;
@@ -159,7 +193,7 @@ int serve_command(const ServeOptions& options) {
   std::vector<std::unique_ptr<UdpFrontEnd>> udp;
   std::vector<std::unique_ptr<TcpFrontEnd>> tcp;
   nlohmann::json listening = nlohmann::json::array();
-  Runtime runtime(runtime_config, app);
+  ServingRuntime runtime(options, config, app, workload.classes().size());
   for (const ListenAddress& address : options.listen) {
     std::string bound;
     if (address.transport == ListenAddress::Transport::kUdp) {
@@ -180,13 +214,13 @@ int serve_command(const ServeOptions& options) {
 
   wait_for_stop(options, counters);
   RuntimeResult r;
+  KernelThreadTotals kernel;
   {
     const DrainWatch watch(counters);
-    // Stop taking requests, answer every one already taken, stop the threads.
-    r = runtime.stop();
+    r = runtime.stop(kernel);
     // TCP replies (and UDP replies with --udp-replies dispatcher) are sent by the
-    // dispatcher; what it had not sent when it stopped goes out now, while the sockets are
-    // still open.
+    // dispatcher (quanta's or the kernel-thread pool's); what it had not sent when it
+    // stopped goes out now, while the sockets are still open.
     for (auto& t : tcp) t->flush_after_stop();
     for (auto& u : udp) u->flush_after_stop();
   }
@@ -205,9 +239,14 @@ int serve_command(const ServeOptions& options) {
   result.app_name = app.name ? app.name : "";
   result.mean_service_us = 0;
   result.mean_service_source = "";
+  if (kernel_threads) describe_kernel_threads(result.config, options.kernel_threads);
 
   nlohmann::json report = run_to_json(result, workload, "serve");
-  report["config"]["runtime"] = "quanta";
+  if (kernel_threads) {
+    add_kernel_thread_fields(report, options.kernel_threads, kernel);
+  } else {
+    report["config"]["runtime"] = "quanta";
+  }
   report["config"]["listen"] = listening;
   report["config"]["udp_replies"] = options.udp_replies;
   report["config"]["udp_receive"] = options.udp_receive;

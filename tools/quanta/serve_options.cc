@@ -1,6 +1,7 @@
 #include "serve_options.h"
 
 #include "finite_number.h"
+#include "linux_options.h"
 #include "shared_checks.h"
 #include "run_options.h"
 #include "runtime/cpu_layout.h"
@@ -99,6 +100,7 @@ void add_serve_options(CLI::App& cmd, ServeOptions& o) {
       ->capture_default_str()
       ->check(CLI::IsMember({"text", "json"}));
   cmd.add_flag("--strict", o.strict, "Exit with status 3 when the run's figures come with warnings");
+  add_linux_runtime_options(cmd, o);
 }
 
 void check_serve_options(ServeOptions& o) {
@@ -114,7 +116,10 @@ void check_serve_options(ServeOptions& o) {
   }
   if (c.workers > max_workers() && !c.oversubscribe) {
     throw CLI::ValidationError("--workers", "must be 1.." + std::to_string(max_workers()) +
-                                                " here (one CPU is the dispatcher's); --oversubscribe allows more");
+                                                " here (one CPU is the dispatcher's)" +
+                                                (o.runtime == "linux" ? std::string(": --threads-per-core puts more "
+                                                                                    "threads on each")
+                                                                      : std::string("; --oversubscribe allows more")));
   }
   // The policy names are checked as `quanta run` checks them; a server runs one combination.
   for (const auto& [option, value] : {std::pair<const char*, const std::string&>{"--local", c.local_policy},

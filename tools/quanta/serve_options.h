@@ -1,5 +1,6 @@
 // The options of `quanta serve`: the runtime options `quanta run` has (one value each:
-// a server runs one configuration), where it listens, and its network limits.
+// a server runs one configuration; --runtime linux and its kernel-thread options too),
+// where it listens, and its network limits.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -8,12 +9,15 @@
 #include <vector>
 
 #include "experiment/run_config.h"
+#include "linux_runtime/kernel_thread_options.h"
 #include "net/listen_address.h"
 
 namespace quanta {
 
 struct ServeOptions {
   RunConfig config;                          // the runtime's options (workload, load, ... unused)
+  std::string runtime = "quanta";            // quanta | linux (a pool of kernel threads serves)
+  KernelThreadOptions kernel_threads;        // --runtime linux only
   std::vector<std::string> listen_texts;     // --listen, as given
   std::vector<ListenAddress> listen;         // parsed; udp://127.0.0.1:0 when none given
   std::optional<double> duration_s;          // stop after this long; unset: until SIGINT/SIGTERM
