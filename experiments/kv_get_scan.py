@@ -49,9 +49,15 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from memcached_vs_kvcache import cpu_seconds, free_port, preload_memcached, us, wait_for_tcp  # noqa: E402
+from memcached_vs_kvcache import cpu_seconds, free_port, preload_memcached, wait_for_tcp  # noqa: E402
+from memcached_vs_kvcache import us as us_or_inf  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+def us(value):
+    # A latency in us, "inf" where drops reach the percentile, "-" where nothing was measured.
+    return "-" if value is None else us_or_inf(value)
 
 # name -> (kv build, quanta options). The one-thread layout's options are added per part.
 SERVERS = {
