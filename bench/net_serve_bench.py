@@ -144,6 +144,8 @@ def bench_configuration(args, transport, udp_replies, cpus):
                       "--listen", f"{transport}://127.0.0.1:0", "--idle", args.server_idle]
     if transport == "udp":
         serve_command += ["--udp-receive", args.udp_receive]
+    else:
+        serve_command += ["--tcp-poll", args.tcp_poll]
     if udp_replies is not None:
         serve_command += ["--udp-replies", udp_replies]
     server = Server(serve_command)
@@ -190,6 +192,8 @@ def main():
                              "CPU sharing on a 2-CPU machine costs at low load)")
     parser.add_argument("--udp-receive", choices=["recvmmsg", "io_uring"], default="recvmmsg",
                         help="quanta serve --udp-receive for the UDP configurations")
+    parser.add_argument("--tcp-poll", choices=["epoll", "io_uring"], default="epoll",
+                        help="quanta serve --tcp-poll for the TCP configuration")
     parser.add_argument("--server-idle", choices=["spin", "yield", "block"], default="spin",
                         help="quanta serve --idle: yield gives the CPU the client shares back when idle, "
                              "block sleeps until a request comes")
@@ -232,6 +236,7 @@ def main():
             "server_idle": args.server_idle,
             "dispatcher_only": args.dispatcher_only,
             "udp_receive": args.udp_receive,
+            "tcp_poll": args.tcp_poll,
         },
         "cpus": {**cpus, "allowed": allowed,
                  "note": ("the client and the server's one thread each have a CPU" if args.dispatcher_only else

@@ -168,6 +168,8 @@ def main():
                     help="a rate is sustained only with p99 at most this (default 10 ms)")
     ap.add_argument("--udp-receive", choices=["recvmmsg", "io_uring"], default="recvmmsg",
                     help="quanta serve --udp-receive")
+    ap.add_argument("--tcp-poll", choices=["epoll", "io_uring"], default="epoll",
+                    help="quanta serve --tcp-poll")
     ap.add_argument("--quanta", default=",".join(QUANTA_LAYOUTS),
                     help="the quanta servers to run, a comma list of " + ", ".join(QUANTA_LAYOUTS) +
                          " (each its own server: see QUANTA_LAYOUTS)")
@@ -220,7 +222,8 @@ def main():
         pin = ["taskset", "-c", str(max(os.sched_getaffinity(0)))] if layout in LAST_CPU_LAYOUTS else []
         return pin + [quanta, "serve", "--app", server_app, "--app-config", f"keys={args.keys},value_bytes={args.value_bytes}",
                 "--listen", f"tcp://127.0.0.1:{q_port}", "--listen", f"udp://127.0.0.1:{q_port}", "--format", "json",
-                "--idle-spin-us", str(args.idle_spin_us), "--udp-receive", args.udp_receive, *QUANTA_LAYOUTS[layout]]
+                "--idle-spin-us", str(args.idle_spin_us), "--udp-receive", args.udp_receive, "--tcp-poll", args.tcp_poll,
+                *QUANTA_LAYOUTS[layout]]
     # memcached stays up (it sleeps in epoll when idle, costing the others nothing); quanta's
     # dispatcher and worker spin, so it is started for its own runs only, lest it take the
     # CPUs from memcached's.
@@ -278,7 +281,8 @@ def main():
     result = {
         "what": "memcached (1 thread) vs quanta serve + kvcache, same GETs, same quanta load, interleaved",
         "keys": args.keys, "value_bytes": args.value_bytes, "duration_s": args.duration_s,
-        "max_p99_ms": args.max_p99_ms, "udp_receive": args.udp_receive, "idle_spin_us": args.idle_spin_us,
+        "max_p99_ms": args.max_p99_ms, "udp_receive": args.udp_receive, "tcp_poll": args.tcp_poll,
+        "idle_spin_us": args.idle_spin_us,
         "cpus": os.cpu_count(), "servers": names, "memcached_command": mc_cmd,
         "quanta_commands": {f"quanta-{l}": quanta_command(l) for l in layouts},
         "quanta_network_counters": quanta_reports,
@@ -287,7 +291,8 @@ def main():
     out = Path(args.out_dir)
     out.mkdir(parents=True, exist_ok=True)
     stem = out / ("memcached_vs_kvcache" + ("_quick" if args.quick else "") +
-                  ("_io_uring" if args.udp_receive == "io_uring" else ""))
+                  ("_io_uring" if args.udp_receive == "io_uring" else "") +
+                  ("_tcp_io_uring" if args.tcp_poll == "io_uring" else ""))
     Path(f"{stem}.json").write_text(json.dumps(result, indent=2) + "\n")
     Path(f"{stem}.md").write_text(markdown(result, names, transports, rates))
     plot(result, names, transports, f"{stem}.png")

@@ -40,6 +40,8 @@ const char* net_counter_name(NetCounter counter) {
     case NetCounter::kTcpClosedSlowReader: return "tcp.closed_slow_reader";
     case NetCounter::kTcpClosedError: return "tcp.closed_error";
     case NetCounter::kTcpRepliesDiscarded: return "tcp.replies_discarded";
+    case NetCounter::kTcpEpollWaits: return "tcp.epoll_waits";
+    case NetCounter::kTcpPollRingErrors: return "tcp.poll_ring_errors";
     case NetCounter::kCount: break;
   }
   return "?";

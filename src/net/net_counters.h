@@ -52,6 +52,10 @@ enum class NetCounter : uint32_t {
   kTcpClosedSlowReader,     // replies backed up past the connection's backlog: closed
   kTcpClosedError,          // a read or write failed (reset by the peer): closed
   kTcpRepliesDiscarded,     // finished requests whose connection had closed: no one to tell
+  kTcpEpollWaits,           // epoll_wait calls that looked for ready sockets: one per poll with
+                            // --tcp-poll epoll, one per readiness signalled with io_uring
+  kTcpPollRingErrors,       // --tcp-poll io_uring: the poll on the epoll set failed to arm or completed
+                            // with an error (epoll is then asked at every poll until it is armed)
   kCount
 };
 

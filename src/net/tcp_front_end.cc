@@ -13,6 +13,7 @@
 #include <stdexcept>
 
 #include "core/tsc.h"
+#include "net/epoll_ready_ring.h"
 #include "quanta/wire.h"
 
 namespace quanta {
@@ -31,7 +32,7 @@ void watch(int epoll_fd, int fd, uint32_t slot, uint32_t events, int op) {
 }  // namespace
 
 TcpFrontEnd::TcpFrontEnd(const ListenAddress& address, const FrontEndLimits& limits, const TcpLimits& tcp,
-                         const WireFormat& format, NetCounters& counters)
+                         const WireFormat& format, NetCounters& counters, TcpPollMethod poll_method)
     : limits_(limits),
       tcp_(tcp),
       format_(format),
@@ -50,6 +51,15 @@ TcpFrontEnd::TcpFrontEnd(const ListenAddress& address, const FrontEndLimits& lim
     ::close(listen_fd_);
     throw std::runtime_error(std::string("cannot create an epoll instance: ") + std::strerror(errno));
   }
+  if (poll_method == TcpPollMethod::kIoUring) {
+    try {
+      ready_ring_ = std::make_unique<EpollReadyRing>(epoll_fd_);
+    } catch (...) {
+      ::close(epoll_fd_);
+      ::close(listen_fd_);
+      throw;
+    }
+  }
   epoll_event e{};
   e.events = EPOLLIN;
   e.data.u64 = kListenerTag;
@@ -63,6 +73,7 @@ TcpFrontEnd::~TcpFrontEnd() {
   for (TcpConnection& c : connections_) {
     if (c.open) ::close(c.fd);
   }
+  ready_ring_.reset();  // its poll holds the epoll set: gone first
   if (epoll_fd_ >= 0) ::close(epoll_fd_);
   if (listen_fd_ >= 0) ::close(listen_fd_);
 }
@@ -88,8 +99,27 @@ uint32_t TcpFrontEnd::poll(uint64_t, Request** out, uint32_t max) {
     }
     scratch_.clear();
   }
+  harvest(out, max, n);
+  return n;
+}
+
+void TcpFrontEnd::harvest(Request** out, uint32_t max, uint32_t& n) {
+  if (ready_ring_ != nullptr) {
+    // take_signal() every time: it also consumes the ring's completions.
+    const bool signalled = ready_ring_->take_signal();
+    if (ready_ring_->errors() != ring_errors_seen_) {
+      counters_.add(NetCounter::kTcpPollRingErrors, ready_ring_->errors() - ring_errors_seen_);
+      ring_errors_seen_ = ready_ring_->errors();
+    }
+    if (!signalled && !harvest_again_) return;  // nothing became ready since the last harvest
+  }
   epoll_event events[kEventsPerPoll];
   const int ready = epoll_wait(epoll_fd_, events, kEventsPerPoll, 0);
+  counters_.add(NetCounter::kTcpEpollWaits);
+  // A full array may have left ready sockets behind, and edge-triggered sockets that are
+  // already on the ready list raise no new signal: ask again at the next poll. (An error,
+  // EINTR say, took nothing: the same.)
+  harvest_again_ = ready == kEventsPerPoll || ready < 0;
   for (int i = 0; i < ready; ++i) {
     if (events[i].data.u64 == kListenerTag) {
       accept_new();
@@ -112,7 +142,6 @@ uint32_t TcpFrontEnd::poll(uint64_t, Request** out, uint32_t max) {
       read_and_frame(slot, out, max, n);
     }
   }
-  return n;
 }
 
 void TcpFrontEnd::accept_new() {
@@ -289,9 +318,22 @@ void TcpFrontEnd::complete(Request& request) {
 
 bool TcpFrontEnd::prepare_idle_wait(IdleWait& wait) {
   if (!runnable_.empty()) return false;
+  // Readiness signalled but not yet harvested: the next poll has work.
+  if (harvest_again_ || (ready_ring_ != nullptr && ready_ring_->signalled())) return false;
+  // With the ring too the dispatcher sleeps on the epoll set itself (level-triggered: a
+  // set with an event nobody harvested ends the sleep at once).
   if (!wait.add_fd(epoll_fd_) || !wait.add_fd(finished_bell_.fd())) return false;
   finished_bell_.arm();
   return finished_.looks_empty();
+}
+
+void TcpFrontEnd::end_idle_wait() {
+  finished_bell_.disarm();
+  // The set's event wakes the sleeper and the ring's poll from one wait queue, in an order
+  // that is the kernel's: the dispatcher may be back before the ring's flag is up. One
+  // epoll_wait after each sleep, beside the sleep's own system calls, rather than a poll
+  // that misses what woke it.
+  if (ready_ring_ != nullptr) harvest_again_ = true;
 }
 
 void TcpFrontEnd::reject(Request& request, RejectReason) {

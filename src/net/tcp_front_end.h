@@ -7,6 +7,14 @@
 // readable connection is read once into its bounded buffer and framed, and the replies
 // that are due are written.
 //
+// When to ask epoll (TcpPollMethod): kEpoll asks at every poll, a system call even when
+// nothing is ready. kIoUring asks only when an io_uring poll on the epoll set
+// (epoll_ready_ring.h) says the set became ready since the last harvest, so a poll that
+// finds nothing new makes no system call; a harvest that filled the event array asks
+// again at the next poll, since what did not fit is still ready and will not be signalled
+// again. Connections with bytes already read or known to wait (the runnable list) are
+// served from that list, never from epoll, in both modes.
+//
 // Who writes the replies: the dispatcher. The workers that finish requests push them to
 // one multi-producer queue (the record's pointer; it always has room, since it holds the
 // whole pool), and poll() puts each in its connection's reorder window and writes out the
@@ -29,6 +37,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "net/listen_address.h"
@@ -43,6 +52,11 @@
 
 namespace quanta {
 
+class EpollReadyRing;
+
+// How poll() learns which sockets are ready (see above; `quanta serve --tcp-poll`).
+enum class TcpPollMethod { kEpoll, kIoUring };
+
 struct TcpLimits {
   uint32_t max_connections = 256;
   uint32_t max_in_flight_per_connection = 64;
@@ -51,10 +65,11 @@ struct TcpLimits {
 
 class TcpFrontEnd final : public Source, public Sink {
  public:
-  // Binds and listens (std::runtime_error naming the address if it cannot).
+  // Binds and listens (std::runtime_error naming the address if it cannot; with kIoUring,
+  // IoUringUnavailable, net/io_uring_unavailable.h, when io_uring cannot be set up).
   // `format` must outlive the front end.
   TcpFrontEnd(const ListenAddress& address, const FrontEndLimits& limits, const TcpLimits& tcp,
-              const WireFormat& format, NetCounters& counters);
+              const WireFormat& format, NetCounters& counters, TcpPollMethod poll_method = TcpPollMethod::kEpoll);
   ~TcpFrontEnd() override;
   TcpFrontEnd(const TcpFrontEnd&) = delete;
   TcpFrontEnd& operator=(const TcpFrontEnd&) = delete;
@@ -68,7 +83,7 @@ class TcpFrontEnd final : public Source, public Sink {
   // Sleeps on the epoll set of the listener and the connections (edge-triggered for input
   // and for room to write), and on a bell the workers ring with each completion.
   bool prepare_idle_wait(IdleWait& wait) override;
-  void end_idle_wait() override { finished_bell_.disarm(); }
+  void end_idle_wait() override;
   // Sink: complete() on a worker (queued for the dispatcher), reject() on the dispatcher.
   void complete(Request& request) override;
   void reject(Request& request, RejectReason why) override;
@@ -88,6 +103,9 @@ class TcpFrontEnd final : public Source, public Sink {
     uint64_t sequence = 0;
   };
 
+  // Asks epoll which sockets are ready (when the poll method says it is worth asking) and
+  // serves them.
+  void harvest(Request** out, uint32_t max, uint32_t& n);
   void accept_new();
   void read_and_frame(uint32_t slot, Request** out, uint32_t max, uint32_t& n);
   void frame(uint32_t slot, Request** out, uint32_t max, uint32_t& n);
@@ -103,7 +121,6 @@ class TcpFrontEnd final : public Source, public Sink {
   // connection as its state says.
   void advance(uint32_t slot);
   void write_out(uint32_t slot);
-  // Asks epoll for what the connection's state needs now (reading, room to write).
   // One recv into the connection's buffer, if it has room (clears `unread` once the
   // socket is found empty; may close the connection on an error).
   void receive(uint32_t slot);
@@ -112,6 +129,11 @@ class TcpFrontEnd final : public Source, public Sink {
 
   int listen_fd_ = -1;
   int epoll_fd_ = -1;
+  std::unique_ptr<EpollReadyRing> ready_ring_;  // kIoUring only
+  // kIoUring: ask epoll at the next poll whatever the ring says (the last harvest filled
+  // its array; or the dispatcher slept on the set, and its wake may beat the ring's).
+  bool harvest_again_ = false;
+  uint64_t ring_errors_seen_ = 0;
   sockaddr_storage bound_{};
   FrontEndLimits limits_;
   TcpLimits tcp_;

@@ -53,3 +53,20 @@ def test_replot_writes_the_table_and_plot_again_from_a_result(tmp_path):
     bad = subprocess.run([sys.executable, str(SCRIPT), "--replot", str(tmp_path / "missing.json")],
                          capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and "--replot" in bad.stderr
+
+
+def test_tcp_poll_is_passed_to_quanta_serve(tmp_path):
+    # --tcp-poll io_uring reaches the quanta server's command line and names the result files;
+    # the one-thread server still answers every request it took.
+    proc = subprocess.run([sys.executable, str(SCRIPT), "--quick", "--transports", "tcp", "--quanta", "one-thread",
+                           "--tcp-poll", "io_uring", "--build", str(BUILD_DIR), "--out-dir", str(tmp_path)],
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads((tmp_path / "memcached_vs_kvcache_quick_tcp_io_uring.json").read_text())
+    assert result["tcp_poll"] == "io_uring"
+    command = result["quanta_commands"]["quanta-one-thread"]
+    assert command[command.index("--tcp-poll") + 1] == "io_uring"
+    for counters in result["quanta_network_counters"]:
+        net = counters["network"]["tcp"]
+        assert net["requests"] == net["replies_ok"] > 0
+        assert net["poll_ring_errors"] == 0

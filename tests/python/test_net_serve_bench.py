@@ -46,11 +46,18 @@ def test_quick_run_reports_every_configuration(tmp_path):
 def test_quick_run_with_the_one_thread_layout(tmp_path):
     # --dispatcher-only: the server is one thread, pinned with taskset to the last CPU, and
     # the client keeps the first; every configuration still answers.
+    # With --tcp-poll io_uring, which reaches the TCP server only.
     proc = subprocess.run([sys.executable, str(BENCH), "--quick", "--dispatcher-only", "--server-idle", "block",
-                           "--build-dir", str(BUILD_DIR)], capture_output=True, text=True, timeout=600)
+                           "--tcp-poll", "io_uring", "--build-dir", str(BUILD_DIR)],
+                          capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
     assert out["config"]["dispatcher_only"] is True and out["config"]["server_idle"] == "block"
+    assert out["config"]["tcp_poll"] == "io_uring"
+    for name, c in out["configurations"].items():
+        serve = c["commands"]["serve"]
+        assert ("--tcp-poll" in serve) == (name == "tcp"), name
+    assert out["configurations"]["tcp"]["server_network"]["poll_ring_errors"] == 0
     cpus = out["cpus"]
     assert cpus["server_workers"] == [] and cpus["server_dispatcher"] == max(cpus["allowed"])
     for name, c in out["configurations"].items():

@@ -22,6 +22,8 @@ REPLY = struct.Struct("<HHIQQiI")      # magic, kind, response_len, request_id, 
 REQUEST_MAGIC, REPLY_MAGIC = 0x5131, 0x5231
 OK, OVERLOADED, BAD_REQUEST = 0, 1, 2
 DISPATCH_POLICIES = ["jsq-msq", "central", "jbsq:2", "steal"]
+# How the TCP front end learns which sockets are ready (--tcp-poll): the TCP tests run with both.
+TCP_POLLS = ["epoll", "io_uring"]
 
 
 def echo_app():
@@ -171,10 +173,13 @@ def closed_by_server(sock):
         return True
 
 
+@pytest.mark.parametrize("tcp_poll", TCP_POLLS)
 @pytest.mark.parametrize("dispatch", DISPATCH_POLICIES)
-def test_udp_and_tcp_round_trips_through_every_dispatch_policy(serve, dispatch):
-    server = serve("--app", echo_app(), "--preempt", "none", "--dispatch", dispatch)
-    echo_round_trips(server)
+def test_udp_and_tcp_round_trips_through_every_dispatch_policy(serve, dispatch, tcp_poll):
+    server = serve("--app", echo_app(), "--preempt", "none", "--dispatch", dispatch, "--tcp-poll", tcp_poll)
+    report = echo_round_trips(server)
+    assert report["config"]["tcp_poll"] == tcp_poll
+    assert report["network"]["tcp"]["poll_ring_errors"] == 0
 
 
 def echo_round_trips(server, count=300):
@@ -226,7 +231,9 @@ def test_the_spin_app_serves_its_cycles_payload(serve, dispatch):
                                                 ("none", 2)])
 def test_every_preemption_mechanism_serves_the_spin_app(serve, preempt, quantum_us):
     # Requests of 0 to ~100 us of spinning: the longer ones are preempted (but for none).
-    server = serve("--preempt", preempt, "--quantum-us", str(quantum_us), listen=("tcp://127.0.0.1:0",))
+    # Over TCP polled through io_uring (the round-trip tests run both ways).
+    server = serve("--preempt", preempt, "--quantum-us", str(quantum_us), "--tcp-poll", "io_uring",
+                   listen=("tcp://127.0.0.1:0",))
     conn = tcp_client(server)
     count = 60
     conn.sendall(b"".join(request(i, struct.pack("<Q", 100_000 * (i % 3))) for i in range(count)))
@@ -237,6 +244,7 @@ def test_every_preemption_mechanism_serves_the_spin_app(serve, preempt, quantum_
     assert report["requests"]["completed"] == count
 
 
+@pytest.mark.parametrize("tcp_poll", TCP_POLLS)
 @pytest.mark.parametrize("runtime", [
     # Two workers on a 2-CPU machine (oversubscribed: only ordering is checked here)...
     ("--preempt", "none", "--workers", "2", "--oversubscribe", "--dispatch", "steal"),
@@ -244,9 +252,9 @@ def test_every_preemption_mechanism_serves_the_spin_app(serve, preempt, quantum_
     # (test_serve_linux.py).
     ("--runtime", "linux", "--threads-per-core", "4"),
 ], ids=["quanta", "linux"])
-def test_tcp_replies_keep_request_order_when_requests_finish_out_of_order(serve, runtime):
+def test_tcp_replies_keep_request_order_when_requests_finish_out_of_order(serve, runtime, tcp_poll):
     # Requests of very different lengths, so that later requests often finish first.
-    server = serve("--app", echo_app(), *runtime, "--max-in-flight-per-connection", "8")
+    server = serve("--app", echo_app(), *runtime, "--max-in-flight-per-connection", "8", "--tcp-poll", tcp_poll)
     connections = [tcp_client(server) for _ in range(3)]
     count = 120
     for k, conn in enumerate(connections):
@@ -348,12 +356,13 @@ def test_datagrams_the_kernel_dropped_are_counted_so_every_datagram_is_accounted
     assert net["datagrams"] + net["dropped_by_kernel"] == blast + syncs
 
 
-@pytest.mark.parametrize("transport", ["udp", "tcp"])
-def test_requests_the_runtime_drops_are_answered_overloaded(serve, transport):
+@pytest.mark.parametrize("transport, tcp_poll", [("udp", "epoll"), ("tcp", "epoll"), ("tcp", "io_uring")])
+def test_requests_the_runtime_drops_are_answered_overloaded(serve, transport, tcp_poll):
     # A ring of 2 and one task slot: a burst of long requests overflows them, and --on-full
     # drop has the runtime hand the rest back to the front end.
     server = serve("--app", echo_app(), "--preempt", "none", "--on-full", "drop", "--ring-capacity", "2",
-                   "--task-slots", "1", "--dispatch", "jsq-msq", listen=(f"{transport}://127.0.0.1:0",))
+                   "--task-slots", "1", "--dispatch", "jsq-msq", "--tcp-poll", tcp_poll,
+                   listen=(f"{transport}://127.0.0.1:0",))
     burst = 30
     batch = [request(i, struct.pack("<Q", 3_000_000), class_index=1) for i in range(burst)]
     if transport == "udp":
@@ -374,8 +383,9 @@ def test_requests_the_runtime_drops_are_answered_overloaded(serve, transport):
     assert report["network"][transport]["overloaded"] == kinds.count(OVERLOADED)
 
 
-def test_tcp_garbage_gets_bad_request_then_close_and_others_are_still_served(serve):
-    server = serve("--app", echo_app(), "--preempt", "none", listen=("tcp://127.0.0.1:0",))
+@pytest.mark.parametrize("tcp_poll", TCP_POLLS)
+def test_tcp_garbage_gets_bad_request_then_close_and_others_are_still_served(serve, tcp_poll):
+    server = serve("--app", echo_app(), "--preempt", "none", "--tcp-poll", tcp_poll, listen=("tcp://127.0.0.1:0",))
     bystander = tcp_client(server)
     bad = tcp_client(server)
     bad.sendall(request(1, b"fine") + b"this is not a request header")
@@ -393,8 +403,9 @@ def test_tcp_garbage_gets_bad_request_then_close_and_others_are_still_served(ser
     assert net["connections"] == 3
 
 
-def test_tcp_client_that_stops_mid_request_is_counted(serve):
-    server = serve("--app", echo_app(), "--preempt", "none", listen=("tcp://127.0.0.1:0",))
+@pytest.mark.parametrize("tcp_poll", TCP_POLLS)
+def test_tcp_client_that_stops_mid_request_is_counted(serve, tcp_poll):
+    server = serve("--app", echo_app(), "--preempt", "none", "--tcp-poll", tcp_poll, listen=("tcp://127.0.0.1:0",))
     conn = tcp_client(server)
     conn.sendall(request(1, b"whole") + request(2, b"cut short")[:20])
     conn.shutdown(socket.SHUT_WR)
@@ -411,8 +422,9 @@ def test_tcp_client_that_stops_mid_request_is_counted(serve):
     assert net["closed_by_peer"] == 1
 
 
-def test_tcp_client_that_never_reads_is_closed_and_others_are_served(serve):
-    server = serve("--app", echo_app(), "--preempt", "none", "--max-backlog-bytes", "65536",
+@pytest.mark.parametrize("tcp_poll", TCP_POLLS)
+def test_tcp_client_that_never_reads_is_closed_and_others_are_served(serve, tcp_poll):
+    server = serve("--app", echo_app(), "--preempt", "none", "--max-backlog-bytes", "65536", "--tcp-poll", tcp_poll,
                    listen=("tcp://127.0.0.1:0",))
     reader = tcp_client(server)
     silent = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -431,8 +443,9 @@ def test_tcp_client_that_never_reads_is_closed_and_others_are_served(serve):
     assert net["closed_slow_reader"] == 1
 
 
-def test_connections_over_the_limit_are_closed_and_counted(serve):
-    server = serve("--app", echo_app(), "--preempt", "none", "--max-connections", "2",
+@pytest.mark.parametrize("tcp_poll", TCP_POLLS)
+def test_connections_over_the_limit_are_closed_and_counted(serve, tcp_poll):
+    server = serve("--app", echo_app(), "--preempt", "none", "--max-connections", "2", "--tcp-poll", tcp_poll,
                    listen=("tcp://127.0.0.1:0",))
     first, second = tcp_client(server), tcp_client(server)
     for conn in (first, second):  # a round trip each: both are accepted before the third comes
@@ -459,9 +472,11 @@ def test_connections_over_the_limit_are_closed_and_counted(serve):
     assert net["connections"] == 3
 
 
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
-def test_graceful_stop_answers_every_acknowledged_request(serve, sig):
-    server = serve("--app", echo_app(), "--preempt", "none", "--max-in-flight-per-connection", "64")
+@pytest.mark.parametrize("sig, tcp_poll", [(signal.SIGTERM, "epoll"), (signal.SIGINT, "epoll"),
+                                           (signal.SIGTERM, "io_uring")])
+def test_graceful_stop_answers_every_acknowledged_request(serve, sig, tcp_poll):
+    server = serve("--app", echo_app(), "--preempt", "none", "--max-in-flight-per-connection", "64",
+                   "--tcp-poll", tcp_poll)
     tcp = tcp_client(server)
     count = 50
     # ~1 ms each: most are still queued when the signal comes.
@@ -576,11 +591,11 @@ def quiet_memcached_rounds(server, rounds):
         time.sleep(0.002)  # quiet
 
 
-@pytest.mark.parametrize("udp_replies, receive, preempt", [("worker", "recvmmsg", "clock"),
-                                                            ("dispatcher", "recvmmsg", "flag"),
-                                                            ("worker", "io_uring", "clock"),
-                                                            ("dispatcher", "io_uring", "signal")])
-def test_idle_block_sleeps_between_requests_and_misses_none(serve, udp_replies, receive, preempt):
+@pytest.mark.parametrize("udp_replies, receive, preempt, tcp_poll", [("worker", "recvmmsg", "clock", "epoll"),
+                                                                      ("dispatcher", "recvmmsg", "flag", "io_uring"),
+                                                                      ("worker", "io_uring", "clock", "io_uring"),
+                                                                      ("dispatcher", "io_uring", "signal", "epoll")])
+def test_idle_block_sleeps_between_requests_and_misses_none(serve, udp_replies, receive, preempt, tcp_poll):
     # --idle block: between requests the dispatcher sleeps in epoll_wait and the worker on
     # its futex. Every request after a quiet spell wakes them: over UDP (either receive
     # method, either reply sender: dispatcher replies ring the dispatcher's bell), over TCP
@@ -588,7 +603,7 @@ def test_idle_block_sleeps_between_requests_and_misses_none(serve, udp_replies, 
     # dispatcher.
     apps = kvcache_app() + "," + kvcache_app().replace("kvcache-clock", "kvcache-flag")
     server = serve("--app", apps, "--preempt", preempt, "--app-config", "keys=100", "--idle", "block",
-                   "--udp-replies", udp_replies, "--udp-receive", receive)
+                   "--udp-replies", udp_replies, "--udp-receive", receive, "--tcp-poll", tcp_poll)
     rounds = 30
     quiet_memcached_rounds(server, rounds)
     time.sleep(0.01)
@@ -601,10 +616,12 @@ def test_idle_block_sleeps_between_requests_and_misses_none(serve, udp_replies, 
     assert net["tcp"]["replies_ok"] == 3 * rounds
 
 
+@pytest.mark.parametrize("tcp_poll", TCP_POLLS)
 @pytest.mark.parametrize("local, idle", [("ps", "spin"), ("fcfs", "block")])
-def test_dispatcher_only_serves_udp_and_tcp_on_one_thread(serve, local, idle):
+def test_dispatcher_only_serves_udp_and_tcp_on_one_thread(serve, local, idle, tcp_poll):
     # No workers: the dispatcher runs every request itself, and answers each as a worker would.
-    server = serve("--app", echo_app(), "--preempt", "none", "--dispatcher-only", "--local", local, "--idle", idle)
+    server = serve("--app", echo_app(), "--preempt", "none", "--dispatcher-only", "--local", local, "--idle", idle,
+                   "--tcp-poll", tcp_poll)
     payloads = [os.urandom(i % 100) for i in range(200)]
     replies = udp_round_trips(udp_client(server), payloads)
     assert [replies[i]["response"] for i in range(len(payloads))] == payloads
@@ -615,6 +632,88 @@ def test_dispatcher_only_serves_udp_and_tcp_on_one_thread(serve, local, idle):
     assert report["config"]["workers"] == 0 and report["config"]["dispatcher_only"] is True
     assert report["config"]["dispatch"] == "central"
     assert report["requests"]["completed"] == report["runtime"]["central"]["dispatcher_requests"] == 2 * len(payloads)
+
+
+@pytest.mark.parametrize("tcp_poll", TCP_POLLS)
+@pytest.mark.parametrize("idle", ["spin", "block"])
+def test_one_thread_serves_pipelining_connections_and_wakes_after_a_quiet_spell(serve, idle, tcp_poll):
+    # Four connections pipelining 150 requests each, sent in interleaved 1000-byte pieces:
+    # reads find half requests, and connections stop at their in-flight limit of 8 (to be
+    # read again from the runnable list, not from epoll) while others stay readable. Then
+    # a quiet spell, and after it a request on an open connection and a new connection.
+    server = serve("--app", echo_app(), "--preempt", "none", "--dispatcher-only", "--idle", idle,
+                   "--max-in-flight-per-connection", "8", "--tcp-poll", tcp_poll, listen=("tcp://127.0.0.1:0",))
+    connections = [tcp_client(server) for _ in range(4)]
+    count = 150
+    payloads = [[bytes([k]) * (i % 50) for i in range(count)] for k in range(len(connections))]
+    streams = [b"".join(request(i, p) for i, p in enumerate(mine)) for mine in payloads]
+    for offset in range(0, max(map(len, streams)), 1000):
+        for conn, stream in zip(connections, streams):
+            conn.sendall(stream[offset:offset + 1000])
+    for conn, mine in zip(connections, payloads):
+        replies = read_replies(conn, count)
+        assert [r["id"] for r in replies] == list(range(count))
+        assert [r["response"] for r in replies] == mine
+    time.sleep(0.05)  # quiet: with --idle block the thread goes to sleep
+    connections[0].sendall(request(1000, b"after the quiet spell"))
+    assert read_replies(connections[0], 1)[0]["response"] == b"after the quiet spell"
+    newcomer = tcp_client(server)
+    newcomer.sendall(request(2000, b"new after the quiet spell"))
+    assert read_replies(newcomer, 1)[0]["response"] == b"new after the quiet spell"
+    report = server.stop()
+    assert report["config"]["tcp_poll"] == tcp_poll
+    net = report["network"]["tcp"]
+    assert net["requests"] == net["replies_ok"] == len(connections) * count + 2
+    assert net["connections"] == len(connections) + 1
+    assert net["paused_at_in_flight_limit"] > 0
+    assert net["poll_ring_errors"] == 0
+    if tcp_poll == "io_uring":
+        # epoll is asked only when the ring signals: at most once per arrival of bytes or
+        # connection (each request here came in some arrival), plus once after each sleep;
+        # a spinning thread polls far more often than that, and asks nothing in between.
+        sleeps = report["runtime"]["idle_sleeps"]["dispatcher"]
+        assert net["epoll_waits"] <= 2 * (net["requests"] + net["connections"]) + sleeps + 20
+
+
+def test_tcp_poll_io_uring_where_io_uring_is_refused_is_a_clear_error(quanta_bin):
+    # A seccomp filter makes io_uring_setup fail with EPERM in the server, as
+    # kernel.io_uring_disabled or a container's filter would.
+    import ctypes
+    import platform
+    if platform.machine() != "x86_64":
+        pytest.skip("the filter below checks x86_64 system call numbers")
+    io_uring_setup, eperm = 425, 1
+
+    def refuse_io_uring():
+        def insn(code, jt, jf, k):
+            return struct.pack("<HBBI", code, jt, jf, k)
+        program = b"".join([
+            insn(0x20, 0, 0, 4),                         # A = seccomp_data.arch
+            insn(0x15, 0, 3, 0xC000003E),                # not x86_64: allow
+            insn(0x20, 0, 0, 0),                         # A = seccomp_data.nr
+            insn(0x15, 0, 1, io_uring_setup),
+            insn(0x06, 0, 0, 0x00050000 | eperm),        # SECCOMP_RET_ERRNO | EPERM
+            insn(0x06, 0, 0, 0x7FFF0000),                # SECCOMP_RET_ALLOW
+        ])
+        filters = ctypes.create_string_buffer(program)
+        fprog = struct.pack("<HxxxxxxQ", len(program) // 8, ctypes.addressof(filters))
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_void_p, ctypes.c_ulong, ctypes.c_ulong]
+        prog = ctypes.create_string_buffer(fprog)
+        if libc.prctl(38, 1, None, 0, 0) != 0:                                 # PR_SET_NO_NEW_PRIVS
+            os._exit(97)
+        if libc.prctl(22, 2, ctypes.cast(prog, ctypes.c_void_p), 0, 0) != 0:   # PR_SET_SECCOMP, FILTER
+            os._exit(98)
+
+    command = [quanta_bin, "serve", "--listen", "tcp://127.0.0.1:0", "--duration-s", "0.1"]
+    proc = subprocess.run(command + ["--tcp-poll", "io_uring"], capture_output=True, text=True, timeout=60,
+                          preexec_fn=refuse_io_uring)
+    assert proc.returncode == 2, proc.stderr
+    assert "--tcp-poll io_uring" in proc.stderr and "Operation not permitted" in proc.stderr
+    assert "--tcp-poll epoll" in proc.stderr  # what to use instead
+    # Under the same filter the default needs no io_uring: the filter is what refused it.
+    proc = subprocess.run(command, capture_output=True, text=True, timeout=60, preexec_fn=refuse_io_uring)
+    assert proc.returncode == 0, proc.stderr
 
 
 def test_dispatcher_only_shares_its_thread_so_gets_overtake_a_scan(serve):
@@ -695,8 +794,9 @@ def test_a_second_signal_ends_a_stop_that_waits_on_an_endless_request(serve):
     assert any("second signal" in line for line in server.stderr)
 
 
-def test_a_stopping_server_refuses_new_connections(serve):
-    server = serve(listen=("tcp://127.0.0.1:0",))
+@pytest.mark.parametrize("tcp_poll", TCP_POLLS)
+def test_a_stopping_server_refuses_new_connections(serve, tcp_poll):
+    server = serve("--tcp-poll", tcp_poll, listen=("tcp://127.0.0.1:0",))
     conn = tcp_client(server)
     conn.sendall(request(1, struct.pack("<Q", 1 << 62)))  # keeps the stop waiting
     while server.snapshot()["tcp"]["requests"] != 1:
@@ -738,6 +838,8 @@ def test_duration_ends_the_server_by_itself(quanta_bin, tmp_path):
     (["--local", "ps,fcfs"], "--local"),
     (["--max-connections", "0"], "--max-connections"),
     (["--udp-receive", "epoll"], "--udp-receive"),
+    (["--tcp-poll", "kqueue"], "--tcp-poll"),
+    (["--tcp-poll", "recvmmsg"], "--tcp-poll"),
     (["--idle", "nap"], "--idle"),
     (["--max-in-flight-per-connection", "0"], "--max-in-flight-per-connection"),
     (["--duration-s", "nan"], "--duration-s"),
@@ -769,14 +871,15 @@ def test_a_port_in_use_is_a_clear_error(serve, run_quanta):
     assert f"cannot listen on tcp://{host}:{port}" in proc.stderr
 
 
-@pytest.mark.parametrize("transport, extra", [("udp", []), ("tcp", ["--connections", "3"]),
-                                              ("udp", ["--wait", "block"]),
-                                              ("tcp", ["--connections", "2", "--wait", "block"])])
-def test_quanta_load_against_quanta_serve_accounts_for_every_request(serve, run_quanta, transport, extra):
+@pytest.mark.parametrize("transport, extra, tcp_poll", [("udp", [], "epoll"), ("tcp", ["--connections", "3"], "epoll"),
+                                                        ("tcp", ["--connections", "3"], "io_uring"),
+                                                        ("udp", ["--wait", "block"], "epoll"),
+                                                        ("tcp", ["--connections", "2", "--wait", "block"], "io_uring")])
+def test_quanta_load_against_quanta_serve_accounts_for_every_request(serve, run_quanta, transport, extra, tcp_poll):
     # The two ends of issue 19 together, with their defaults (the spin app, extreme-bimodal):
     # every request the client sent is answered or counted, none is refused as malformed,
     # and the server saw what the client sent. Counts only.
-    server = serve(listen=(f"{transport}://127.0.0.1:0",))
+    server = serve("--tcp-poll", tcp_poll, listen=(f"{transport}://127.0.0.1:0",))
     host, port = server.address[transport]
     proc = run_quanta("load", "--target", f"{transport}://{host}:{port}", "--rate-rps", "5000",
                       "--duration-s", "0.4", "--format", "json", *extra)

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -20,6 +21,7 @@
 #include "linux_runtime/kernel_thread_report.h"
 #include "linux_runtime/kernel_thread_server.h"
 #include "linux_runtime/thread_pool_run.h"
+#include "net/io_uring_unavailable.h"
 #include "net/net_counters.h"
 #include "net/tcp_front_end.h"
 #include "net/udp_front_end.h"
@@ -190,6 +192,7 @@ int serve_command(const ServeOptions& options) {
       options.udp_replies == "dispatcher" ? UdpReplySender::kDispatcher : UdpReplySender::kWorker;
   const UdpReceiveMethod udp_receive =
       options.udp_receive == "io_uring" ? UdpReceiveMethod::kIoUring : UdpReceiveMethod::kRecvmmsg;
+  const TcpPollMethod tcp_poll = options.tcp_poll == "io_uring" ? TcpPollMethod::kIoUring : TcpPollMethod::kEpoll;
   std::vector<std::unique_ptr<UdpFrontEnd>> udp;
   std::vector<std::unique_ptr<TcpFrontEnd>> tcp;
   nlohmann::json listening = nlohmann::json::array();
@@ -202,7 +205,13 @@ int serve_command(const ServeOptions& options) {
       runtime.add_source(*udp.back());
       bound = listen_address_text(address.transport, udp.back()->address());
     } else {
-      tcp.push_back(std::make_unique<TcpFrontEnd>(address, limits, tcp_limits, *format, counters));
+      try {
+        tcp.push_back(std::make_unique<TcpFrontEnd>(address, limits, tcp_limits, *format, counters, tcp_poll));
+      } catch (const IoUringUnavailable& e) {
+        // The option asked for something this machine does not allow: the command line's error.
+        throw std::invalid_argument(std::string("--tcp-poll io_uring: io_uring cannot be set up here (") + e.what() +
+                                    "); --tcp-poll epoll works without it");
+      }
       runtime.add_source(*tcp.back());
       bound = listen_address_text(address.transport, tcp.back()->address());
     }
@@ -250,6 +259,7 @@ int serve_command(const ServeOptions& options) {
   report["config"]["listen"] = listening;
   report["config"]["udp_replies"] = options.udp_replies;
   report["config"]["udp_receive"] = options.udp_receive;
+  report["config"]["tcp_poll"] = options.tcp_poll;
   report["config"]["protocol"] = app.protocol != nullptr && app.protocol->name != nullptr ? app.protocol->name : "quanta";
   report["network"] = counters.to_json();
   if (options.format == "json") {

@@ -86,6 +86,12 @@ void add_serve_options(CLI::App& cmd, ServeOptions& o) {
                  "receive armed once; a poll that finds nothing makes no system call)")
       ->capture_default_str()
       ->check(CLI::IsMember({"recvmmsg", "io_uring"}));
+  cmd.add_option("--tcp-poll", o.tcp_poll,
+                 "How the dispatcher learns which TCP sockets are ready: epoll (an epoll_wait at every poll) or "
+                 "io_uring (an io_uring poll on the epoll set; epoll_wait only when it says something became ready, "
+                 "so a poll that finds nothing makes no system call)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"epoll", "io_uring"}));
   cmd.add_option("--workload", o.workload,
                  "For an app that declares no classes (the spin app): the workload whose classes requests may "
                  "name and the report is split by, as quanta load sends them")

@@ -29,6 +29,9 @@ struct ServeOptions {
   // (batched). Both exist so that they can be measured against each other.
   std::string udp_replies = "worker";
   std::string udp_receive = "recvmmsg";
+  // When the TCP front end asks epoll which sockets are ready: at every poll, or when an
+  // io_uring poll on its epoll set says something became ready.
+  std::string tcp_poll = "epoll";
   std::string format = "text";
   bool strict = false;
   // The classes requests may name for an app that declares none: those of this workload
