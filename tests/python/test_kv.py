@@ -724,3 +724,16 @@ def test_one_thread_server_opens_the_database_on_the_dispatcher(serve, tmp_path)
     conn.close()
     report = server.stop()
     assert report["classes"]["get"]["count"] == 2 and report["classes"]["scan"]["count"] == 1
+
+
+@pytest.mark.parametrize("runtime", [(), ("--runtime", "linux")], ids=["quanta", "linux"])
+def test_quanta_run_draws_the_classes_the_app_config_sets(run_json, tmp_path, runtime):
+    # The shares follow --app-config (mix=zippydb: gets, sets, deletes and scans); quanta
+    # run reads the app's classes after its setup has seen the settings (it used to read
+    # the defaults, gets only).
+    report = run_json("run", "--app", kv_app(), "--app-config", f"db={tmp_path / 'db'},keys=200,mix=zippydb,scan_count=20",
+                      *runtime, "--rate-rps", "4000", "--duration-s", "0.5", "--warmup-frac", "0")
+    classes = report["classes"]
+    assert all(classes[name]["count"] > 0 for name in ("get", "set", "delete", "scan")), classes
+    assert classes["get"]["count"] > classes["set"]["count"] > classes["delete"]["count"]
+    assert report["requests"]["completed"] == report["requests"]["generated"]

@@ -119,6 +119,18 @@ Workload AppChoice::workload(const std::string& workload_spec, bool workload_giv
   return Workload::declared(name, classes);
 }
 
+Workload AppChoice::workload_after_setup(const std::string& workload_spec, bool workload_given,
+                                         const std::string& app_config) const {
+  const quanta_app& app = builds_.front().library->app();
+  if (app.class_count == 0 || app.setup == nullptr) return workload(workload_spec, workload_given);
+  if (app.setup(app_config.c_str()) != 0) {
+    throw std::runtime_error("the app '" + name() + "' failed its setup with --app-config '" + app_config + "'");
+  }
+  Workload w = workload(workload_spec, workload_given);
+  if (app.teardown != nullptr) app.teardown();
+  return w;
+}
+
 std::string AppChoice::name() const {
   const quanta_app& app = builds_.front().library->app();
   return app.name ? app.name : "";

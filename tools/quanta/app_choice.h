@@ -29,6 +29,11 @@ class AppChoice {
   // The workload the generator draws from: the app's own classes if it declares them
   // (then `workload_given` must be false), else `workload_spec`.
   Workload workload(const std::string& workload_spec, bool workload_given) const;
+  // The same for a generator in this process (quanta run): an app's shares may follow its
+  // --app-config (kv's mix=, get=...), so its setup(app_config) runs first and its teardown
+  // after the classes are read, as around every run. Throws std::runtime_error if setup fails.
+  Workload workload_after_setup(const std::string& workload_spec, bool workload_given,
+                                const std::string& app_config) const;
 
   // What the report says about the app.
   std::string name() const;
