@@ -276,15 +276,18 @@ def write_csv(points, path):
             w.writerow({k: p.get(k, "") for k in CSV_KEYS})
 
 
-def objectives(args):
-    """(name, point key, limit): what 'meets the objective' means, client side and server side."""
+def objectives(args, part):
+    """(name, point key, limit): what 'meets the objective' means, client side and server side.
+    Over the network the server's GET sojourn includes its receive batches and the scans'
+    quanta on its one thread, so its objective is its own (--network-slo-us)."""
+    slo = args["network_slo_us"] if part == "network" else args["slo_us"]
     return [(f"client GET p99 <= {args['client_slo_us']:g} us", "client_get_p99_us", args["client_slo_us"]),
-            (f"server GET p99.9 <= {args['slo_us']:g} us, untouched", "server_get_untouched_p99.9_us", args["slo_us"]),
-            (f"server GET p99.9 <= {args['slo_us']:g} us, raw", "server_get_p99.9_us", args["slo_us"])]
+            (f"server GET p99.9 <= {slo:g} us, untouched", "server_get_untouched_p99.9_us", slo),
+            (f"server GET p99.9 <= {slo:g} us, raw", "server_get_p99.9_us", slo)]
 
 
-def summarise(points, servers, args):
-    return {name: {key: largest_rate(points, name, key, limit) for _, key, limit in objectives(args)}
+def summarise(points, servers, args, part):
+    return {name: {key: largest_rate(points, name, key, limit) for _, key, limit in objectives(args, part)}
             for name in servers}
 
 
@@ -292,7 +295,7 @@ def ratio(a, b):
     return f"{a / b:.1f}x" if a and b else "-"
 
 
-def part_markdown(title, note, points, servers, summary, args):
+def part_markdown(title, note, points, servers, summary, args, part):
     lines = [f"## {title}", "", note, "",
              "| rate (rps) | " + " | ".join(servers) + " |", "|---|" + "---|" * len(servers)]
     for rate in sorted({p["rate_rps"] for p in points}):
@@ -307,7 +310,7 @@ def part_markdown(title, note, points, servers, summary, args):
             server = us(p["server_get_untouched_p99.9_us"]) if "server_get_untouched_p99.9_us" in p else "-"
             cells.append(f"{client}{server}{drop}")
         lines.append(f"| {rate} | " + " | ".join(cells) + " |")
-    objs = [o for o in objectives(args) if any(o[1] in p for p in points)]
+    objs = [o for o in objectives(args, part) if any(o[1] in p for p in points)]
     lines += ["", "Largest offered rate (rps, >= 99% answered) meeting each objective, and its ratio to fcfs's "
               "and to the kernel threads' (linux):", "",
               "| server | " + " | ".join(o[0] for o in objs) + " |", "|---|" + "---|" * len(objs)]
@@ -334,12 +337,13 @@ def markdown(result):
         lines += part_markdown("Network (UDP): server on one CPU, `quanta load` on the other",
                                "Each cell: client GET p99 (from the intended send time) / server GET p99.9 sojourn, "
                                "untouched (us); memcached keeps no server-side statistics.",
-                               result["network_points"], a["network_servers"], result["network_summary"], a)
+                               result["network_points"], a["network_servers"], result["network_summary"], a,
+                               "network")
     if result["in_process_points"]:
         lines += [""] + part_markdown("In process: generator in the dispatcher, one worker",
                                       "Each cell: GET p99.9 sojourn, untouched (us).",
                                       result["in_process_points"], a["in_process_servers"],
-                                      result["in_process_summary"], a)
+                                      result["in_process_summary"], a, "in-process")
     return "\n".join(lines) + "\n"
 
 
@@ -370,7 +374,9 @@ def plot(result, path):
                         if p["server"] == name and isinstance(p.get(key), (int, float)))
             if xy:
                 ax.plot(*zip(*xy), styles[i % len(styles)], label=name)
-        ax.axhline(result["args"]["client_slo_us" if key.startswith("client") else "slo_us"], color="grey", lw=0.8)
+        slo = ("client_slo_us" if key.startswith("client") else
+               "network_slo_us" if points is result["network_points"] else "slo_us")
+        ax.axhline(result["args"][slo], color="grey", lw=0.8)
         ax.set_yscale("log")
         ax.set_xlabel("offered requests per second (0.5% SCAN)")
         ax.set_title(title, fontsize=10)
@@ -384,6 +390,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--build", default=str(ROOT / "build"))
     ap.add_argument("--parts", default="network,in-process", help="network, in-process or both (comma list)")
+    ap.add_argument("--replot", metavar="JSON", help="write the table, CSV and plot again from a result; runs nothing")
     ap.add_argument("--keys", type=int, default=100000)
     ap.add_argument("--value-bytes", type=int, default=64)
     ap.add_argument("--scan-count", type=int, default=5000)
@@ -392,7 +399,9 @@ def main():
     ap.add_argument("--in-process-rates", default="10000,20000,40000,60000,80000,100000,120000,140000",
                     help="in-process: offered rates (rps)")
     ap.add_argument("--duration-s", type=float, default=3.0, help="network: seconds a point")
-    ap.add_argument("--slo-us", type=float, default=200.0, help="GET p99.9 sojourn objective at the server (us)")
+    ap.add_argument("--slo-us", type=float, default=200.0, help="in process: GET p99.9 sojourn objective (us)")
+    ap.add_argument("--network-slo-us", type=float, default=1000.0,
+                    help="network: GET p99.9 sojourn objective at the server (us)")
     ap.add_argument("--client-slo-us", type=float, default=500.0, help="GET p99 objective at the client (us)")
     ap.add_argument("--linux-threads", type=int, default=4, help="kernel threads on the server's CPU")
     ap.add_argument("--seed", type=int, default=1)
@@ -401,6 +410,14 @@ def main():
     ap.add_argument("--quick", action="store_true", help="two low rates, small database, short runs")
     ap.add_argument("--out-dir", default=str(ROOT / "experiments" / "results"))
     args = ap.parse_args()
+    if args.replot:
+        result = json.loads(Path(args.replot).read_text())
+        stem = Path(args.replot).with_suffix("")
+        write_csv(result["network_points"] + result["in_process_points"], f"{stem}.csv")
+        Path(f"{stem}.md").write_text(markdown(result))
+        plot(result, f"{stem}.png")
+        print(Path(f"{stem}.md").read_text())
+        return
     parts = args.parts.split(",")
     if not parts or any(p not in ("network", "in-process") for p in parts):
         ap.error(f"--parts: '{args.parts}' (expected network, in-process or both)")
@@ -443,8 +460,8 @@ def main():
 
     result = {"what": "kv GETs among 0.5% SCANs: quanta's policies, kernel threads, memcached (GETs only)",
               "args": vars(args), "cpus": os.cpu_count(),
-              "network_summary": summarise(network_points, args.network_servers, vars(args)),
-              "in_process_summary": summarise(in_process, args.in_process_servers, vars(args)),
+              "network_summary": summarise(network_points, args.network_servers, vars(args), "network"),
+              "in_process_summary": summarise(in_process, args.in_process_servers, vars(args), "in-process"),
               "network_points": network_points, "in_process_points": in_process}
     out = Path(args.out_dir)
     out.mkdir(parents=True, exist_ok=True)
