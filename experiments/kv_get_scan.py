@@ -377,7 +377,8 @@ def plot(result, path):
     fig, axes = plt.subplots(1, len(panels), figsize=(6 * len(panels), 4.5), squeeze=False)
     styles = ("o-", "s-", "^-", "v-", "d-", "x-", "*-")
     for ax, (title, points, servers, key) in zip(axes[0], panels):
-        for i, name in enumerate(servers):
+        for name in servers:
+            i = list(SERVERS).index(name) if name in SERVERS else len(SERVERS)  # one style a server, every panel
             xy = sorted((p["rate_rps"], p[key]) for p in points
                         if p["server"] == name and isinstance(p.get(key), (int, float)))
             if xy:
