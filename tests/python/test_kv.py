@@ -8,6 +8,7 @@ never timings.
 Run by scripts/kv/test.sh after scripts/kv/build.sh (ctest's python.cli leaves this file
 out: the app is built after LevelDB). A missing app fails the tests; none is skipped."""
 import collections
+import json
 import os
 import random
 import re
@@ -15,8 +16,10 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import threading
 import time
+from pathlib import Path
 
 import pytest
 from pymemcache.client.base import Client
@@ -737,3 +740,35 @@ def test_quanta_run_draws_the_classes_the_app_config_sets(run_json, tmp_path, ru
     assert all(classes[name]["count"] > 0 for name in ("get", "set", "delete", "scan")), classes
     assert classes["get"]["count"] > classes["set"]["count"] > classes["delete"]["count"]
     assert report["requests"]["completed"] == report["requests"]["generated"]
+
+
+# ---- experiments/kv_get_scan.py ----
+
+EXPERIMENT = Path(__file__).resolve().parents[2] / "experiments" / "kv_get_scan.py"
+
+
+def test_the_get_scan_experiment_runs_every_configuration(tmp_path):
+    proc = subprocess.run([sys.executable, str(EXPERIMENT), "--quick", "--build", str(BUILD_DIR), "--out-dir",
+                           str(tmp_path)], capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    result = json.loads((tmp_path / "kv_get_scan_quick.json").read_text())
+    network = {(p["server"], p["rate_rps"]) for p in result["network_points"]}
+    assert network == {(s, r) for s in ["ps-clock-2", "ps-clock-5", "ps-clock-10", "fcfs", "linux", "memcached"]
+                       for r in (2000, 4000)}
+    in_process = {(p["server"], p["rate_rps"]) for p in result["in_process_points"]}
+    assert in_process == {(s, r) for s in ["ps-clock-2", "ps-clock-5", "ps-clock-10", "ps-flag-5", "fcfs", "linux"]
+                          for r in (2000, 4000)}
+    for p in result["network_points"] + result["in_process_points"]:
+        assert p["sent"] > 0 and p["answered"] == p["sent"], p
+    # The servers saw the scans the mix asks for (quanta's servers keep per-class statistics).
+    assert any(p.get("server_scan_p50_us") for p in result["in_process_points"])
+    assert (tmp_path / "kv_get_scan_quick.csv").read_text().count("\n") == 1 + 24
+    assert "Largest offered rate" in (tmp_path / "kv_get_scan_quick.md").read_text()
+
+
+@pytest.mark.parametrize("args, message", [(["--parts", "web"], "--parts"), (["--rates", "0"], "--rates"),
+                                           (["--network-servers", "redis"], "--network-servers"),
+                                           (["--scan-count", "-1"], "--scan-count")])
+def test_the_get_scan_experiment_refuses_bad_options(args, message):
+    proc = subprocess.run([sys.executable, str(EXPERIMENT), *args], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and message in proc.stderr, proc.stderr
