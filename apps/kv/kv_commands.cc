@@ -220,7 +220,7 @@ void do_stats(Store& store, Counters& n, const mc_command& c, quanta_response* r
   stat_line(r, "pid", static_cast<unsigned long long>(getpid()));
   stat_line(r, "uptime", static_cast<unsigned long long>(now - g_started));
   stat_line(r, "time", static_cast<unsigned long long>(now));
-  reply(r, "STAT version quanta-kv-1.0");  // one token, as clients split stat lines
+  reply(r, "STAT version 1.6.0-quanta-kv");  // one token, as clients split stat lines
   stat_line(r, "cmd_get", n.cmd_get.load());
   stat_line(r, "cmd_set", n.cmd_set.load());
   stat_line(r, "cmd_touch", n.cmd_touch.load());
@@ -283,7 +283,11 @@ void run_command(Store& store, Counters& counters, const mc_command& c, quanta_r
       if (!c.noreply) reply(r, ok ? "OK" : "SERVER_ERROR cannot write the flush record");
       break;
     }
-    case MC_VERSION: reply(r, "VERSION quanta-kv 1.0"); break;  // and in stats
+    case MC_VERSION:
+      // memcached's form, major.minor.micro first: libmemcached parses it (memcstat, memcping
+      // fail on anything else) and may choose features by it; kv speaks memcached 1.6's protocol.
+      reply(r, "VERSION 1.6.0-quanta-kv");
+      break;  // and in stats
     case MC_STATS: do_stats(store, counters, c, r); break;
     case MC_VERBOSITY:
       if (!c.noreply) reply(r, "OK");

@@ -397,7 +397,7 @@ static void kvcache_handle(const quanta_request* request, quanta_response* respo
     case MC_DECR: do_arithmetic(&c, response); break;
     case MC_TOUCH: do_touch(&c, response); break;
     case MC_FLUSH_ALL: do_flush(&c, response); break;
-    case MC_VERSION: reply(response, "VERSION quanta-kvcache 1.0"); break;
+    case MC_VERSION: reply(response, "VERSION 1.6.0-quanta-kvcache"); break; /* numeric first, as kv (libmemcached parses it) */
     case MC_STATS: do_stats(&c, response); break;
     case MC_VERBOSITY:
       if (!c.noreply) reply(response, "OK");

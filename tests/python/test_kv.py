@@ -102,10 +102,10 @@ def test_pymemcache_round_trips_every_command(serve, tmp_path, runtime):
     assert c.get(key(3)) == value(3)
     assert c.set("a", b"1", expire=0) is True
     check_storage_commands(c, key, value)
-    assert c.version() == b"quanta-kv 1.0"
+    assert c.version() == b"1.6.0-quanta-kv"
     stats = {k.decode() if isinstance(k, bytes) else k: v for k, v in c.stats().items()}
     assert int(stats["get_hits"]) >= 1 and int(stats["cmd_set"]) >= 1
-    assert stats["version"] == b"quanta-kv-1.0"
+    assert stats["version"] == b"1.6.0-quanta-kv"
     files = {k.decode() if isinstance(k, bytes) else k: v for k, v in c.stats("leveldb").items()}
     assert "files_at_level0" in files
     assert c.stats("slabs") == {}
@@ -123,10 +123,10 @@ def test_pymemcache_round_trips_every_command(serve, tmp_path, runtime):
     assert c.set("after", b"flush") is True        # stored after the flush: there
     assert c.get("after") == b"flush"
     assert c.flush_all(noreply=True) is True
-    assert c.version() == b"quanta-kv 1.0"
+    assert c.version() == b"1.6.0-quanta-kv"
     c.close()
-    assert exchange(raw, b"verbosity 1\r\nverbosity 1 noreply\r\nversion\r\n", b"1.0\r\n") == (
-        b"OK\r\nVERSION quanta-kv 1.0\r\n")
+    assert exchange(raw, b"verbosity 1\r\nverbosity 1 noreply\r\nversion\r\n", b"quanta-kv\r\n") == (
+        b"OK\r\nVERSION 1.6.0-quanta-kv\r\n")
     net = server.stop()["network"]["tcp"]
     assert net["refused_by_protocol"] == 0
     assert net["requests"] == net["replies_ok"]
@@ -248,8 +248,8 @@ def test_random_bytes_never_crash_the_server(serve, tmp_path):
             except (BrokenPipeError, ConnectionResetError):
                 break   # the server closed it (a line too long, a quit): as it may
         conn.close()
-    assert exchange(tcp_client(server), b"get key:0000000001\r\nversion\r\n", b"1.0\r\n").endswith(
-        b"VERSION quanta-kv 1.0\r\n")
+    assert exchange(tcp_client(server), b"get key:0000000001\r\nversion\r\n", b"quanta-kv\r\n").endswith(
+        b"VERSION 1.6.0-quanta-kv\r\n")
     server.stop()   # exit 0: nothing crashed, every task ended
 
 
@@ -772,3 +772,47 @@ def test_the_get_scan_experiment_runs_every_configuration(tmp_path):
 def test_the_get_scan_experiment_refuses_bad_options(args, message):
     proc = subprocess.run([sys.executable, str(EXPERIMENT), *args], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2 and message in proc.stderr, proc.stderr
+
+
+# ---- libmemcached's command-line tools ----
+
+def libmemcached_tool(name):
+    path = shutil.which(name) or f"/usr/bin/{name}"
+    if not os.path.exists(path):
+        pytest.fail(f"{name} is not installed (libmemcached-tools: run scripts/setup.sh)")
+    return path
+
+
+def test_libmemcached_tools_and_load_generators_work_against_kv(serve, tmp_path):
+    # memcaslap stores values of up to a few KB: room for memcached's 1 MB items (docs/kv.md).
+    server = serve_kv(serve, tmp_path / "db", "--max-payload-bytes", "1048700", "--max-response-bytes", "1048700",
+                      "--max-in-flight", "64")
+    host, port = server.address["tcp"]
+    servers = f"--servers={host}:{port}"
+
+    def tool(name, *args, timeout=120):
+        return subprocess.run([libmemcached_tool(name), servers, *args], capture_output=True, text=True,
+                              timeout=timeout, cwd=tmp_path)
+
+    (tmp_path / "note.txt").write_text("hello from a file\n")
+    assert tool("memccp", "note.txt").returncode == 0
+    got = tool("memccat", "note.txt")
+    assert got.returncode == 0 and got.stdout == "hello from a file\n\n"   # memccat ends each value with one
+    assert tool("memcexist", "note.txt").returncode == 0
+    assert tool("memctouch", "--expire=3600", "note.txt").returncode == 0
+    # memcping and memcstat parse the version (major.minor.micro) before anything else.
+    assert tool("memcping").returncode == 0
+    stat = tool("memcstat")
+    assert stat.returncode == 0 and "cmd_get" in stat.stdout, stat.stdout + stat.stderr
+    assert tool("memcrm", "note.txt").returncode == 0
+    assert tool("memcexist", "note.txt").returncode != 0
+    # The load tools: memcslap's sets and gets, memcaslap's mixed load for a second.
+    for test in ("set", "get"):
+        slap = tool("memcslap", "--concurrency=2", "--execute-number=200", f"--test={test}")
+        assert slap.returncode == 0, slap.stderr
+    aslap = subprocess.run([libmemcached_tool("memcaslap"), "-s", f"{host}:{port}", "-t", "1s", "-T", "1", "-c", "4"],
+                           capture_output=True, text=True, timeout=120)
+    assert aslap.returncode == 0 and "TPS" in aslap.stdout, aslap.stdout + aslap.stderr
+    assert tool("memcflush").returncode == 0
+    net = server.stop()["network"]["tcp"]
+    assert net["refused_by_protocol"] == 0 and net["requests"] == net["replies_ok"] > 500

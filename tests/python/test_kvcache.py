@@ -97,7 +97,7 @@ def test_pymemcache_round_trips_every_command(serve):
     assert c.get(key(3)) == value(3)
     assert c.set("a", b"1") is True
     check_storage_commands(c, key, value)
-    assert c.version() == b"quanta-kvcache 1.0"
+    assert c.version() == b"1.6.0-quanta-kvcache"
     stats = {k.decode() if isinstance(k, bytes) else k: v for k, v in c.stats().items()}
     assert int(stats["curr_items"]) == KEYS + 2      # the preloaded keys, a and n
     assert c.stats("slabs") == {}
@@ -106,12 +106,12 @@ def test_pymemcache_round_trips_every_command(serve):
     assert c.flush_all() is True
     assert c.get("a") is None and c.get(key(3)) is None
     assert c.flush_all(noreply=True) is True
-    assert c.version() == b"quanta-kvcache 1.0"
+    assert c.version() == b"1.6.0-quanta-kvcache"
     c.close()
     # pymemcache has no verbosity.
     raw = tcp_client(server)
-    assert exchange(raw, b"verbosity 1\r\nverbosity 1 noreply\r\nversion\r\n", b"1.0\r\n") == (
-        b"OK\r\nVERSION quanta-kvcache 1.0\r\n")
+    assert exchange(raw, b"verbosity 1\r\nverbosity 1 noreply\r\nversion\r\n", b"quanta-kvcache\r\n") == (
+        b"OK\r\nVERSION 1.6.0-quanta-kvcache\r\n")
     net = server.stop()["network"]["tcp"]
     assert net["refused_by_protocol"] == 0
     # A noreply command's reply is counted, though nothing was sent.

@@ -43,7 +43,7 @@ def test_kvcache_over_tcp_with_pymemcache(serve):
     assert c.get_many([key(1), key(2), "missing"]) == {key(1): value(1), key(2): value(2)}
     assert c.set("a", b"1") is True and c.get("a") == b"1"
     check_storage_commands(c, key, value)
-    assert c.version() == b"quanta-kvcache 1.0"
+    assert c.version() == b"1.6.0-quanta-kvcache"
     c.close()
     report = server.stop()
     check_kernel_report(report)
