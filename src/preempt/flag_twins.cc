@@ -21,10 +21,12 @@ struct Registry {
 };
 
 // Built on first use: a constructor of an object linked before this one may register
-// before this file's own static initializers would have run.
+// before this file's own static initializers would have run. Never destroyed: at exit the
+// objects' destructors (.fini_array, run by _dl_fini) unregister after the C++ static
+// destructors (atexit) have run, and would find a destroyed vector (ASan saw exactly that).
 Registry& registry() {
-  static Registry r;
-  return r;
+  static Registry* r = new Registry;
+  return *r;
 }
 
 }  // namespace
