@@ -42,18 +42,21 @@ TEST(Preempt, ExplicitYieldsStopAndResume) {
   quanta_fn_destroy(f);
 }
 
-// A deadline of 1 cycle has passed by the first probe: each probe yields.
-void spin_with_probes(void* raw) {
+// Five steps, each counted and followed by a probe of the given kind. With a deadline of
+// 1 cycle, passed by the first probe, each clock probe yields.
+template <void (*Probe)()>
+void count_and_probe(void* raw) {
   auto& count = *static_cast<int*>(raw);
   for (int i = 0; i < 5; ++i) {
     ++count;
-    quanta_probe();
+    Probe();
   }
 }
+constexpr auto spin_with_probes = &count_and_probe<quanta_probe>;
 
 TEST(Preempt, ClockProbeYieldsOncePastTheDeadline) {
   int count = 0;
-  quanta_fn* f = quanta_fn_launch(&spin_with_probes, &count, 1, 0);
+  quanta_fn* f = quanta_fn_launch(spin_with_probes, &count, 1, 0);
   EXPECT_EQ(count, 1);
   EXPECT_EQ(quanta_fn_yields(f), 1u);
   while (!quanta_fn_resume(f, 1)) {
@@ -161,18 +164,12 @@ TEST(Preempt, TaskLastStopIsTheRunnersStampOfItsLastYield) {
 // flag probes on that thread stop a task once its clock deadline has passed, and never
 // before; inside a preempt-disabled region they defer to the enable. Each case runs on a
 // thread of its own, which is where the setting lives.
-void flag_probes(void* raw) {
-  auto& count = *static_cast<int*>(raw);
-  for (int i = 0; i < 5; ++i) {
-    ++count;
-    quanta_flag_probe();
-  }
-}
+constexpr auto flag_probes = &count_and_probe<quanta_flag_probe>;
 
 TEST(Preempt, FlagProbesNeverFireWhereNoMonitorWritesAndNothingChecksTheClock) {
   std::thread([] {
     int count = 0;
-    quanta_fn* f = quanta_fn_launch(&flag_probes, &count, 1, 0);  // deadline already passed
+    quanta_fn* f = quanta_fn_launch(flag_probes, &count, 1, 0);  // deadline already passed
     EXPECT_TRUE(quanta_fn_completed(f));
     EXPECT_EQ(quanta_fn_yields(f), 0u);
     quanta_fn_destroy(f);
@@ -183,7 +180,7 @@ TEST(Preempt, FlagProbesCheckTheClockWhereTheThreadAsksForIt) {
   std::thread([] {
     quanta::check_clock_at_flag_probes();
     int count = 0;
-    quanta_fn* f = quanta_fn_launch(&flag_probes, &count, 1, 0);
+    quanta_fn* f = quanta_fn_launch(flag_probes, &count, 1, 0);
     EXPECT_EQ(count, 1);
     EXPECT_EQ(quanta_fn_yields(f), 1u);
     while (!quanta_fn_resume(f, 1)) {
@@ -193,7 +190,7 @@ TEST(Preempt, FlagProbesCheckTheClockWhereTheThreadAsksForIt) {
     quanta_fn_destroy(f);
     // No deadline: the same probes let it run to the end.
     count = 0;
-    f = quanta_fn_launch(&flag_probes, &count, 0, 0);
+    f = quanta_fn_launch(flag_probes, &count, 0, 0);
     EXPECT_TRUE(quanta_fn_completed(f));
     EXPECT_EQ(quanta_fn_yields(f), 0u);
     quanta_fn_destroy(f);
