@@ -54,9 +54,11 @@ void count_and_probe(void* raw) {
 }
 constexpr auto spin_with_probes = &count_and_probe<quanta_probe>;
 
-TEST(Preempt, ClockProbeYieldsOncePastTheDeadline) {
+// Launched with a deadline already passed, `fn` stops at its first probe, then at each
+// of the other four as it is resumed.
+void expect_a_yield_at_each_probe(void (*fn)(void*)) {
   int count = 0;
-  quanta_fn* f = quanta_fn_launch(spin_with_probes, &count, 1, 0);
+  quanta_fn* f = quanta_fn_launch(fn, &count, 1, 0);
   EXPECT_EQ(count, 1);
   EXPECT_EQ(quanta_fn_yields(f), 1u);
   while (!quanta_fn_resume(f, 1)) {
@@ -65,6 +67,8 @@ TEST(Preempt, ClockProbeYieldsOncePastTheDeadline) {
   EXPECT_EQ(quanta_fn_yields(f), 5u);
   quanta_fn_destroy(f);
 }
+
+TEST(Preempt, ClockProbeYieldsOncePastTheDeadline) { expect_a_yield_at_each_probe(spin_with_probes); }
 
 TEST(Preempt, ProbeNeverFiresOutsideATask) {
   // The deadline outside a task is "never": this returns without switching anywhere.
@@ -179,18 +183,10 @@ TEST(Preempt, FlagProbesNeverFireWhereNoMonitorWritesAndNothingChecksTheClock) {
 TEST(Preempt, FlagProbesCheckTheClockWhereTheThreadAsksForIt) {
   std::thread([] {
     quanta::check_clock_at_flag_probes();
-    int count = 0;
-    quanta_fn* f = quanta_fn_launch(flag_probes, &count, 1, 0);
-    EXPECT_EQ(count, 1);
-    EXPECT_EQ(quanta_fn_yields(f), 1u);
-    while (!quanta_fn_resume(f, 1)) {
-    }
-    EXPECT_EQ(count, 5);
-    EXPECT_EQ(quanta_fn_yields(f), 5u);
-    quanta_fn_destroy(f);
+    expect_a_yield_at_each_probe(flag_probes);
     // No deadline: the same probes let it run to the end.
-    count = 0;
-    f = quanta_fn_launch(flag_probes, &count, 0, 0);
+    int count = 0;
+    quanta_fn* f = quanta_fn_launch(flag_probes, &count, 0, 0);
     EXPECT_TRUE(quanta_fn_completed(f));
     EXPECT_EQ(quanta_fn_yields(f), 0u);
     quanta_fn_destroy(f);
