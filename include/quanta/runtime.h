@@ -103,6 +103,10 @@ typedef struct quanta_runtime_options {
   double watchdog_ms;          /* a quantum this long ends the process: a message on stderr, exit status 1
                                   (0, the default: never) */
   const double* class_quantum_us; /* NULL, or class_count quantum lengths, one per class (0: quantum_us) */
+  const char* class_schedule;  /* NULL, or latency-critical and best-effort classes per worker, by class index
+                                  (docs/runtime.md): "lc,be:30/100" = class 0 LC, class 1 BE with 30 us of
+                                  every 100 us guaranteed while LC waits; ":cap" never past it, ":pN" a priority.
+                                  Needs a two-level dispatch_policy (jsq-msq, jsq, random, po2) */
 } quanta_runtime_options;
 
 void quanta_runtime_options_init(quanta_runtime_options* options);
@@ -173,6 +177,18 @@ int quanta_runtime_class_stats(const quanta_runtime* runtime, uint32_t class_ind
  * on a VM, the figures closer to what the scheduler does than the host. */
 int quanta_runtime_untouched_class_stats(const quanta_runtime* runtime, uint32_t class_index,
                                          quanta_class_stats* out);
+
+/* What one class of class_schedule used of the workers' CPUs (a stopped runtime), summed over
+ * the workers: the budget accounting, measured at quantum ends. */
+typedef struct quanta_class_usage {
+  uint64_t quanta;              /* quanta its requests ran */
+  double cpu_us;                /* their length, summed */
+  uint64_t budget_ended_quanta; /* quanta its budget cut short (the request went on later) */
+  uint64_t throttled_spells;    /* idle spells of a worker while it waited, capped and out of budget */
+} quanta_class_usage;
+
+/* `class_index` below the schedule's class count; QUANTA_ERR_STATE without a class_schedule. */
+int quanta_runtime_class_usage(const quanta_runtime* runtime, uint32_t class_index, quanta_class_usage* out);
 
 /* Frees everything; stops the runtime first if it still runs. NULL is a no-op. */
 void quanta_runtime_destroy(quanta_runtime* runtime);

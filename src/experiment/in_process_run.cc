@@ -46,6 +46,7 @@ RuntimeConfig runtime_config_of(const RunConfig& config, std::size_t class_count
   r.idle_spin_us = config.idle_spin_us;
   r.overrun_report_quanta = config.overrun_report_quanta;
   r.watchdog_ms = config.watchdog_ms;
+  r.class_schedule = config.class_schedule;
   // Said as it happens: a run that then hangs has still told where.
   r.on_overrun = [](const OverrunReport& report) {
     std::fprintf(stderr, "quanta: watchdog: %s\n", describe_overrun(report).c_str());

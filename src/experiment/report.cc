@@ -1,6 +1,7 @@
 #include "experiment/report.h"
 
 #include "experiment/run_warnings.h"
+#include "policy/classed_policy.h"
 
 #include <algorithm>
 #include <cmath>
@@ -61,6 +62,34 @@ json class_entries(const ClassStatsSet& sets, const Workload& workload, ClassSta
 // Whether the run judged its requests against host stalls. A producer that did not leaves
 // `untouched` empty or short; one whose subset is larger than the whole is broken. Either
 // way the report leaves the untouched figures out rather than show figures that are wrong.
+// --class-schedule: each scheduled class's parameters and what it used of the workers'
+// CPUs (its share of workers x elapsed time, quanta, how many its budget ended).
+json class_schedule_of(const RunResult& r) {
+  const std::vector<ClassParams> params = parse_class_schedule(r.config.class_schedule, 1000.0);  // ns
+  // The span the usage was counted over: to the last completion, or to the end of the
+  // arrivals when the simulator stopped there with requests unfinished (a capped class).
+  const double span_s = std::max(r.elapsed_s, r.config.duration_s);
+  const double capacity_ns = span_s * 1e9 * std::max(1u, r.config.workers);
+  json classes = json::array();
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    const ClassParams& p = params[i];
+    const ClassUsage u = i < r.class_usage.size() ? r.class_usage[i] : ClassUsage{};
+    classes.push_back({{"index", i},
+                       {"kind", p.latency_critical ? "lc" : "be"},
+                       {"priority", p.priority},
+                       {"runtime_us", static_cast<double>(p.runtime) / 1e3},
+                       {"period_us", static_cast<double>(p.period) / 1e3},
+                       {"capped", p.capped},
+                       {"budget_share", p.period ? static_cast<double>(p.runtime) / static_cast<double>(p.period) : 0.0},
+                       {"quanta", u.quanta},
+                       {"budget_ended_quanta", u.budget_ended_quanta},
+                       {"throttled_spells", u.throttled_spells},
+                       {"cpu_ms", u.cpu_ns * 1e-6},
+                       {"cpu_share", capacity_ns > 0 ? u.cpu_ns / capacity_ns : 0.0}});
+  }
+  return json{{"spec", r.config.class_schedule}, {"classes", classes}};
+}
+
 bool untouched_available(const RunResult& r, const Workload& workload) {
   const std::size_t n = workload.classes().size();
   if (r.untouched.size() < n || r.classes.size() < n) return false;
@@ -181,6 +210,7 @@ json run_to_json(const RunResult& r, const Workload& workload, const char* mode)
               {"stalls", {{"threshold_us", r.stall_threshold_us}, {"threads", stall_threads}}},
               {"warnings", run_warnings(r)}};
   if (!untouched.is_null()) report["untouched"] = std::move(untouched);
+  if (!c.class_schedule.empty()) report["class_schedule"] = class_schedule_of(r);
   if (!r.intervals.empty()) {
     json intervals = json::array();
     for (std::size_t i = 0; i < r.intervals.size(); ++i) {
@@ -364,6 +394,20 @@ std::string runs_to_text(const std::vector<json>& runs) {
   row(out, "achieved rps", achieved);
   row(out, "generated", generated);
   row(out, "dropped", dropped);
+  // --class-schedule: each class's share of the workers' CPU time, as measured.
+  if (runs.front().contains("class_schedule")) {
+    for (std::size_t i = 0; i < runs.front()["class_schedule"]["classes"].size(); ++i) {
+      std::vector<std::string> shares;
+      std::string kind;
+      for (const json& run : runs) {
+        const json& entry = run["class_schedule"]["classes"][i];
+        kind = entry["kind"].get<std::string>();
+        shares.push_back(number(entry["cpu_share"].get<double>()) + " (" +
+                         std::to_string(entry["budget_ended_quanta"].get<uint64_t>()) + ")");
+      }
+      row(out, "class " + std::to_string(i) + " " + kind + " cpu (cut)", shares);
+    }
+  }
   // Host stalls the runtime's threads noticed, summed over them; per thread in the JSON.
   std::vector<std::string> stalls, stalled_ms;
   for (const json& run : runs) {

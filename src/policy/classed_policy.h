@@ -37,6 +37,9 @@ class ClassedPolicy final : public LocalPolicy {
   uint64_t allowance() { return last_class_ ? bandwidth_.allowance(*last_class_, now_) : ClassBandwidth::kUnlimited; }
   // The class of the task just picked.
   std::optional<uint32_t> picked_class() const { return last_class_; }
+  // How many classes, and the tasks of class `c` waiting to run.
+  std::size_t class_count() const { return queues_.size(); }
+  std::size_t waiting_in(uint32_t c) const { return queues_[c]->waiting(); }
 
   void admit(TaskId task) override;
   void requeue(TaskId task, uint64_t attained_service) override;

@@ -96,6 +96,7 @@ quanta::RuntimeConfig config_of(const quanta_runtime_options& o) {
   c.overrun_report_quanta = o.overrun_report_quanta;
   c.watchdog_ms = o.watchdog_ms;
   if (o.class_quantum_us != nullptr) c.class_quantum_us.assign(o.class_quantum_us, o.class_quantum_us + o.class_count);
+  if (o.class_schedule != nullptr) c.class_schedule = o.class_schedule;
   c.on_full = quanta::FullRingAction::kWait;  // the API bounds requests by max_in_flight instead
   return c;
 }
@@ -295,6 +296,23 @@ int quanta_runtime_class_stats(const quanta_runtime* rt, uint32_t class_index, q
 
 int quanta_runtime_untouched_class_stats(const quanta_runtime* rt, uint32_t class_index, quanta_class_stats* out) {
   return class_stats_of(rt, &quanta::RunCounters::untouched, class_index, out);
+}
+
+int quanta_runtime_class_usage(const quanta_runtime* rt, uint32_t class_index, quanta_class_usage* out) {
+  if (rt == nullptr) return fail(QUANTA_ERR_INVALID, "runtime is NULL");
+  if (out == nullptr) return fail(QUANTA_ERR_INVALID, "out is NULL");
+  if (rt->state != quanta_runtime::State::kStopped) {
+    return fail(QUANTA_ERR_STATE, "class usage is ready once the runtime is stopped");
+  }
+  const quanta::ClassUsageSet& usage = rt->result.class_usage;
+  if (usage.empty()) return fail(QUANTA_ERR_STATE, "the runtime ran without a class_schedule");
+  if (class_index >= usage.size()) {
+    return fail(QUANTA_ERR_INVALID, "class_index " + std::to_string(class_index) + " is not below the schedule's " +
+                                        std::to_string(usage.size()) + " classes");
+  }
+  const quanta::ClassUsage& u = usage[class_index];
+  *out = quanta_class_usage{u.quanta, u.cpu_ns * 1e-3, u.budget_ended_quanta, u.throttled_spells};
+  return QUANTA_OK;
 }
 
 void quanta_runtime_destroy(quanta_runtime* rt) {

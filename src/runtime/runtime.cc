@@ -15,6 +15,7 @@
 #include "core/tsc.h"
 #include "quanta/flag_twins.h"
 #include "policy/central_policy.h"
+#include "policy/classed_policy.h"
 #include "preempt/mechanism.h"
 #include "preempt/preempt_state.h"
 #include "preempt/signal_preempt.h"
@@ -244,6 +245,19 @@ Runtime::Runtime(const RuntimeConfig& config, const quanta_app& app)
   wc.idle = config.idle;
   wc.idle_spin_ns = config.idle_spin_us * 1000.0;
   if (overruns_reported()) wc.overrun_cycles = overrun_mark_cycles();
+  if (!config.class_schedule.empty()) {
+    // Each worker keeps its own class queues; a central queue has no worker to keep them.
+    if (central || config.dispatcher_only) {
+      bad("--class-schedule", "needs a two-level --dispatch (jsq-msq, jsq, random, po2): each worker schedules its "
+                              "own classes, and '" + config.dispatch_policy + "' keeps one queue at the dispatcher");
+    }
+    try {
+      // The schedule is in us; the workers count budgets in cycle-counter ticks.
+      wc.class_schedule = parse_class_schedule(config.class_schedule, tsc_per_ns() * 1000.0);
+    } catch (const std::invalid_argument& e) {
+      bad("--class-schedule", e.what());
+    }
+  }
   if (central) {
     // As many requests in the system at once as the two-level runtime admits.
     // Dispatcher only: one thread's worth of slots.
@@ -463,6 +477,7 @@ RuntimeResult Runtime::finish() {
     r.migrations += w.totals().migrations;
     r.overruns += w.totals().overruns;
     r.worker_sleeps += w.totals().sleeps;
+    add_usage(r.class_usage, w.class_usage(1.0 / tsc_per_ns()));
   }
   if (p.monitor) r.monitor_actions = p.monitor->actions();
   if (p.monitor) r.monitor_retries = p.monitor->retries();

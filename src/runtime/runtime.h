@@ -48,6 +48,9 @@ struct RuntimeConfig {
   double idle_spin_us = 20;          // yield/block: how long an idle spell spins first
   // A class's own quantum length (us), by class index; 0 or absent: quantum_us.
   std::vector<double> class_quantum_us;
+  // Latency-critical and best-effort classes per worker ("lc,be:30/100[:cap][:pN]", us;
+  // policy/classed_policy.h's parse_class_schedule). Empty: none. Two-level dispatch only.
+  std::string class_schedule;
   // The watchdog (runtime/quantum_watchdog.h). A quantum of a preemptive run that has
   // gone on this many quanta is reported (0: never): to on_overrun (if set, on the
   // dispatcher's thread) and in the result.

@@ -10,6 +10,11 @@
 namespace quanta {
 namespace {
 thread_local int t_worker_index = -1;
+
+std::unique_ptr<LocalPolicy> local_policy_of(const WorkerConfig& config) {
+  if (config.class_schedule.empty()) return make_local_policy(config.local_policy, config.task_slots);
+  return std::make_unique<ClassedPolicy>(config.local_policy, config.task_slots, config.class_schedule);
+}
 }  // namespace
 
 Worker::Worker(int index, const WorkerConfig& config)
@@ -17,7 +22,7 @@ Worker::Worker(int index, const WorkerConfig& config)
       config_(config),
       ring_(config.ring_capacity),
       stacks_(config.task_slots, config.stack_bytes),
-      policy_(make_local_policy(config.local_policy, config.task_slots)),
+      policy_(local_policy_of(config)),
       slots_(config.task_slots),
       recorder_(config.class_count, 1.0 / tsc_per_ns()),
       stalls_(config.stall_threshold_cycles) {
@@ -25,6 +30,7 @@ Worker::Worker(int index, const WorkerConfig& config)
     inbox_ = std::make_unique<SpscRing<uint32_t>>(config.central_depth);
     outbox_ = std::make_unique<SpscRing<SlotReturn>>(config.central_depth);
   }
+  if (!config.class_schedule.empty()) classes_ = std::make_unique<ClassScheduler>(static_cast<ClassedPolicy&>(*policy_));
   free_slots_.reserve(config.task_slots);
   for (uint32_t i = config.task_slots; i-- > 0;) {
     slots_[i].worker = this;
@@ -46,13 +52,13 @@ void Worker::admit_arrivals() {
     slot.request = request;
     slot.quanta = 0;
     slot.task.start(stacks_.acquire(), &Worker::task_body, &slot);
+    if (classes_) classes_->admitting(id, request->class_index);
     policy_->admit(id);
   }
 }
 
-uint64_t Worker::open_quantum(uint64_t now, const Request& request) {
+uint64_t Worker::open_quantum(uint64_t now, const Request& request, uint64_t quantum_cycles) {
   if (++quantum_seq_ % (1ull << 32) == 0) ++quantum_seq_;  // the flag word's 0 means "no flag"
-  const uint64_t quantum_cycles = config_.quanta->of(request);
   counters_.quantum_seq.store(quantum_seq_, std::memory_order_relaxed);
   counters_.running_request_id.store(request.id, std::memory_order_relaxed);
   counters_.quantum_length_cycles.store(quantum_cycles, std::memory_order_relaxed);
@@ -165,16 +171,20 @@ void Worker::run_local(uint64_t now) {
   IdleBackoff backoff(config_.idle, config_.idle_spin_ns);
   for (;;) {
     admit_arrivals();
+    if (classes_) classes_->before_pick(now);
     const std::optional<TaskId> next = policy_->pick();
     if (!next) {
       idle = true;
+      // Tasks of a capped class out of budget still wait: no sleeping on the ring, which
+      // would not wake the worker when their next period comes.
+      const bool held_back = classes_ && classes_->nothing_picked();
       if (stop_.load(std::memory_order_acquire) && free_slots_.size() == slots_.size()) {
         admit_arrivals();  // a request pushed just before the stop still counts
         if (free_slots_.size() == slots_.size()) break;
         now = idle_tick(now);
         continue;
       }
-      if (backoff.pause(now)) {
+      if (backoff.pause(now) && !held_back) {
         // No task at all (pick() found none): the ring is the only way work comes.
         now = park([this] { return !ring_.looks_empty(); });
         backoff.busy();
@@ -189,12 +199,16 @@ void Worker::run_local(uint64_t now) {
     idle = false;
     backoff.busy();
     Slot& slot = slots_[*next];
-    const uint64_t deadline = open_quantum(now, *slot.request);
+    uint64_t quantum_cycles = config_.quanta->of(*slot.request);
+    // A class on its budget stops where the budget ends, whatever the quantum.
+    if (classes_) quantum_cycles = classes_->picked(quantum_cycles);
+    const uint64_t deadline = open_quantum(now, *slot.request, quantum_cycles);
     const uint64_t start = now;
     const bool done = runner_.resume(slot.task, now, deadline);
     counters_.quantum_start_tsc.store(0, std::memory_order_relaxed);  // no quantum open
     now = slot.task.last_stop_tsc;
     note_quantum_end(done, deadline, start, now);
+    if (classes_) classes_->quantum_ended(start, now, done);
     ++slot.quanta;
     ++current_quanta_;
     ++totals_.quanta;
@@ -235,7 +249,7 @@ void Worker::run_central(uint64_t now) {
     CentralSlot& slot = slots[id];
     if (slot.last_runner != -1 && slot.last_runner != index_) ++totals_.migrations;
     slot.last_runner = index_;
-    const uint64_t deadline = open_quantum(now, *slot.request);
+    const uint64_t deadline = open_quantum(now, *slot.request, config_.quanta->of(*slot.request));
     const uint64_t start = now;
     const bool done = runner_.resume(slot.task, now, deadline);
     counters_.quantum_start_tsc.store(0, std::memory_order_relaxed);  // no quantum open

@@ -14,12 +14,14 @@
 #include "core/parking_spot.h"
 #include "core/stack_pool.h"
 #include "core/task.h"
+#include "policy/class_bandwidth.h"
 #include "policy/local_policy.h"
 #include "preempt/mechanism.h"
 #include "preempt/quantum_runner.h"
 #include "preempt/signal_preempt.h"
 #include "quanta/quanta.h"
 #include "runtime/central_slots.h"
+#include "runtime/class_scheduler.h"
 #include "runtime/quantum_lengths.h"
 #include "runtime/request.h"
 #include "runtime/spsc_ring.h"
@@ -48,6 +50,9 @@ struct WorkerConfig {
   // worker admits requests from its ring and keeps them until they finish (two-level).
   CentralSlots* central_slots = nullptr;
   uint32_t central_depth = 0;      // most slots the dispatcher hands this worker at once
+  // --class-schedule (two-level only): a queue per class under local_policy, budgets in
+  // cycles (policy/classed_policy.h). Empty: one queue for every class.
+  std::vector<ClassParams> class_schedule;
 };
 
 // What the dispatcher sees of one worker: the ring it feeds and the counter line it reads.
@@ -100,6 +105,10 @@ class Worker {
   const WorkerCounters& counters() const { return counters_; }
   const RequestRecorder& recorded() const { return recorder_; }
   const WorkerTotals& totals() const { return totals_; }
+  // --class-schedule: what each class used (empty without a schedule). After run().
+  ClassUsageSet class_usage(double ns_per_cycle) const {
+    return classes_ ? classes_->usage(ns_per_cycle) : ClassUsageSet{};
+  }
   // Valid after run() returned.
   const StallLog& stalls() const { return stalls_; }
   // The stall logs that decide whether a request this worker finishes was touched by a
@@ -123,8 +132,9 @@ class Worker {
   void admit_arrivals();
   // A request's handler returned: counters, statistics, then its sink.
   void finish(Request& request, const Task& task, uint64_t finish_tsc);
-  // Opens a quantum for the monitor to see; returns the deadline for the clock probes.
-  uint64_t open_quantum(uint64_t now, const Request& request);
+  // Opens a quantum of `quantum_cycles` for the monitor to see; returns the deadline for
+  // the clock probes.
+  uint64_t open_quantum(uint64_t now, const Request& request, uint64_t quantum_cycles);
   void release_slot(uint32_t slot_id);
   // A quantum that just ended: past the overrun mark it is counted (the watchdog may not
   // have seen it run), and one a clock probe ended far past its deadline was a host stall.
@@ -150,6 +160,7 @@ class Worker {
   int tid_ = 0;
   StackPool stacks_;
   std::unique_ptr<LocalPolicy> policy_;
+  std::unique_ptr<ClassScheduler> classes_;  // --class-schedule: over policy_, a ClassedPolicy
   std::vector<Slot> slots_;
   std::vector<uint32_t> free_slots_;   // capacity reserved: never allocates
   QuantumRunner runner_;

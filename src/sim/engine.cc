@@ -73,6 +73,7 @@ struct WorkerState {
   // --class-schedule: the running task's scheduling class and how long its budget lets it run.
   uint32_t running_class = 0;
   double quantum_cap_ns = kForever;
+  bool throttled = false;    // idle with tasks of a capped class out of budget waiting
 };
 
 // Work the dispatcher has committed to that ends in an event: a quantum of the request it
@@ -218,6 +219,7 @@ class Engine {
   DispatchTotals totals_;
   uint64_t completed_ = 0;
   uint64_t quanta_ = 0;
+  ClassUsageSet class_usage_;           // --class-schedule: per scheduled class, as the runtime reports it
   uint64_t in_system_ = 0;
   uint64_t peak_in_system_ = 0;
   uint64_t events_ = 0;
@@ -272,6 +274,7 @@ Engine::Engine(const SimConfig& config, const Workload& workload, SimObserver* o
       auto classed = std::make_unique<ClassedPolicy>(cfg_.local_policy, server_slots,
                                                      parse_class_schedule(cfg_.class_schedule, 1000.0));
       s.classed = classed.get();
+      class_usage_.assign(classed->class_count(), ClassUsage{});
       s.policy = std::move(classed);
     } else {
       s.policy = make_local_policy(cfg_.local_policy, server_slots);
@@ -564,10 +567,18 @@ bool Engine::start_next(uint32_t w, double now) {
   if (s.classed) s.classed->set_now(static_cast<uint64_t>(std::llround(now)));
   const std::optional<TaskId> slot = s.policy->pick();
   if (!slot) {
+    // Tasks still waiting: capped classes out of budget (one spell per idle stretch).
+    if (s.classed && s.classed->waiting() > 0 && !workers_[w].throttled) {
+      workers_[w].throttled = true;
+      for (uint32_t c = 0; c < s.classed->class_count(); ++c) {
+        if (s.classed->waiting_in(c) > 0) ++class_usage_[c].throttled_spells;
+      }
+    }
     set_idle(w);
     heap_.erase(w);
     return false;
   }
+  workers_[w].throttled = false;
   if (s.classed) {
     const uint64_t allowance = s.classed->allowance();
     workers_[w].running_class = *s.classed->picked_class();
@@ -692,6 +703,10 @@ void Engine::on_quantum_end(uint32_t w, double now) {
   if (Server& s = servers_[ws.server]; s.classed) {
     s.classed->charge(ws.running_class, static_cast<uint64_t>(std::llround(ws.served_ns)),
                       static_cast<uint64_t>(std::llround(now)));
+    ClassUsage& u = class_usage_[ws.running_class];
+    ++u.quanta;
+    u.cpu_ns += ws.served_ns;
+    if (!ws.finishes && ws.quantum_cap_ns < quantum_ns_) ++u.budget_ended_quanta;
   }
   ++r.quanta;
   ++quanta_;
@@ -933,6 +948,7 @@ SimResult Engine::run() {
   out.dispatch = totals_;
   out.completed = completed_;
   out.quanta = quanta_;
+  out.class_usage = class_usage_;
   out.monitor_actions = monitor_actions_;
   out.signals_received = signals_received_;
   out.signal_switches = signal_switches_;

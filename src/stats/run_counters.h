@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "stats/class_stats.h"
+#include "stats/class_usage.h"
 #include "stats/dispatch_totals.h"
 #include "stats/overrun_report.h"
 #include "stats/request_recorder.h"
@@ -45,6 +46,8 @@ struct RunCounters {
   // Host stalls each runtime thread noticed (stall_log.h), and the gap that counts as one.
   std::vector<StallSummary> stalls;
   double stall_threshold_us = 0;
+  // --class-schedule: each scheduled class's share of the workers (empty without one).
+  ClassUsageSet class_usage;
 
   // Adds what one finishing thread recorded.
   void add_recorded(const RequestRecorder& recorder) {

@@ -13,12 +13,12 @@ namespace {
 // dispatches, schedules and preempts, and the queue is one unbounded deque.
 constexpr const char* kRunQuantaOnly[] = {"--local", "--dispatch", "--preempt", "--quantum-us", "--backstop-us",
                                           "--task-slots", "--ring-capacity", "--on-full",
-                                          "--dispatcher-works", "--oversubscribe"};
+                                          "--dispatcher-works", "--oversubscribe", "--class-schedule"};
 // serve's --preempt is checked on its own (it may be the default, clock).
 constexpr const char* kServeQuantaOnly[] = {"--local", "--dispatch", "--quantum-us", "--backstop-us",
                                             "--task-slots", "--ring-capacity", "--on-full",
                                             "--dispatcher-works", "--dispatcher-only", "--oversubscribe",
-                                            "--overrun-report-quanta", "--watchdog-ms"};
+                                            "--overrun-report-quanta", "--watchdog-ms", "--class-schedule"};
 constexpr const char* kLinuxOnly[] = {"--linux-policy", "--threads-per-core", "--deadline-runtime-us",
                                       "--deadline-period-us"};
 

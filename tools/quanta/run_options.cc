@@ -113,6 +113,23 @@ void add_rate_profile_option(CLI::App& cmd, std::string& profile) {
       ->default_str("constant");
 }
 
+void add_class_schedule_option(CLI::App& cmd, std::string& schedule) {
+  cmd.add_option_function<std::string>(
+         "--class-schedule",
+         [&schedule](const std::string& v) {
+           try {
+             parse_class_schedule(v, 1000.0);
+           } catch (const std::invalid_argument& e) {
+             throw CLI::ValidationError("--class-schedule", e.what());
+           }
+           schedule = v;
+         },
+         "Latency-critical and best-effort classes on each worker, by class index: lc or be, then optionally "
+         ":RUNTIME/PERIOD (us; Microquanta's bandwidth: the class gets RUNTIME of every PERIOD even while "
+         "others wait, and past it runs only on an idle CPU), :cap (not even then) and :pN (priority). E.g. "
+         "lc,be:30/100. LC runs before BE without a budget; two-level dispatch only");
+}
+
 void add_watchdog_options(CLI::App& cmd, RunConfig& c) {
   cmd.add_option("--overrun-report-quanta", c.overrun_report_quanta,
                  "Report a quantum that has gone on this many quanta without reaching a preemption point: worker, "
@@ -149,21 +166,8 @@ void add_run_options(CLI::App& cmd, RunOptions& o, bool simulated) {
   cmd.add_option("--workers", c.workers,
                  "Worker cores (default: CPUs - 1, here " + std::to_string(max_workers()) + ")")
       ->check(CLI::Range(1u, 4096u));
+  add_class_schedule_option(cmd, c.class_schedule);
   if (simulated) {
-    cmd.add_option_function<std::string>(
-           "--class-schedule",
-           [&c](const std::string& v) {
-             try {
-               parse_class_schedule(v, 1000.0);
-             } catch (const std::invalid_argument& e) {
-               throw CLI::ValidationError("--class-schedule", e.what());
-             }
-             c.class_schedule = v;
-           },
-           "Latency-critical and best-effort classes on each worker, by class index: lc or be, then optionally "
-           ":RUNTIME/PERIOD (us; Microquanta's bandwidth: the class gets RUNTIME of every PERIOD even while "
-           "others wait, and past it runs only on an idle CPU), :cap (not even then) and :pN (priority). E.g. "
-           "lc,be:30/100. LC runs before BE without a budget; two-level dispatch only");
     cmd.add_option("--interval-s", c.interval_s,
                    "Also report every request's sojourn by the interval of this length it finished in (p50, p99, "
                    "p99.9 per interval under \"intervals\" in the JSON), to see a run change over time; 0: no")
@@ -296,6 +300,10 @@ std::vector<RunConfig> expand_runs(const RunOptions& o) {
         config.local_policy = local;
         config.dispatch_policy = dispatch;
         config.preempt = preempt;
+        if (!config.class_schedule.empty() && parse_dispatch_spec(dispatch).kind != DispatchSpec::Kind::kPerRequest) {
+          throw CLI::ValidationError("--class-schedule", "needs a two-level --dispatch (jsq-msq, jsq, random, po2): "
+                                                         "each worker schedules its own classes, not " + dispatch);
+        }
         if (config.dispatcher_works) {
           const DispatchSpec spec = parse_dispatch_spec(dispatch);
           if (spec.kind != DispatchSpec::Kind::kCentral && spec.kind != DispatchSpec::Kind::kJbsq) {

@@ -37,6 +37,8 @@ void add_idle_option(CLI::App& command, RunConfig& config);
 void add_rate_profile_option(CLI::App& command, std::string& profile);
 // --overrun-report-quanta and --watchdog-ms (runtime/quantum_watchdog.h).
 void add_watchdog_options(CLI::App& command, RunConfig& config);
+// --class-schedule (quanta run, sim and serve): LC/BE classes per worker.
+void add_class_schedule_option(CLI::App& command, std::string& schedule);
 
 // One config per (local, dispatch, preempt) combination, in the order given. Throws
 // CLI::ValidationError naming the option for an unknown name.

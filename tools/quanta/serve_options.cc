@@ -37,6 +37,9 @@ void add_serve_options(CLI::App& cmd, ServeOptions& o) {
   add_runtime_resource_options(cmd, c);
   add_idle_option(cmd, c);
   add_watchdog_options(cmd, c);
+  // The class a request names in its header (quanta load: its --workload's class) is the
+  // schedule's class index: a tenant sends its BE requests as the schedule's BE class.
+  add_class_schedule_option(cmd, c.class_schedule);
   cmd.add_option("--on-full", c.on_full,
                  "When a worker's ring is full: wait (the dispatcher stops reading the sockets meanwhile) or drop "
                  "(the request is answered OVERLOADED)")
