@@ -26,8 +26,9 @@ constexpr uint32_t kBatch = 32;
 // a late poll shows in the sojourn times and in `late_arrivals`. Gaps in the loop go to
 // `stalls` (the pool threads sleep in the kernel, so they notice none), except the time
 // it chose to sleep.
-DispatchTotals feed_queue(std::span<Source* const> sources, RequestQueue& queue, StallLog& stalls, IdleBackoff& idle,
-                          DispatcherSleep* sleep) {
+// With --class-sched each class has its queue (a class past the last has the last one's).
+DispatchTotals feed_queue(std::span<Source* const> sources, std::span<const std::unique_ptr<RequestQueue>> queues,
+                          StallLog& stalls, IdleBackoff& idle, DispatcherSleep* sleep) {
   DispatchTotals totals;
   const uint64_t late_cycles = ns_to_cycles(1000);
   Request* batch[kBatch];
@@ -40,7 +41,8 @@ DispatchTotals feed_queue(std::span<Source* const> sources, RequestQueue& queue,
     const uint32_t n = poll_sources(sources, now, batch, exhausted);
     for (uint32_t i = 0; i < n; ++i) {
       count_taken(totals, *batch[i], now, late_cycles);
-      queue.push(batch[i]);
+      const std::size_t q = std::min<std::size_t>(batch[i]->class_index, queues.size() - 1);
+      queues[q]->push(batch[i]);
       ++totals.dispatched;
     }
     if (n > 0) {
@@ -62,8 +64,10 @@ DispatchTotals feed_queue(std::span<Source* const> sources, RequestQueue& queue,
 
 struct KernelThreadServer::Parts {
   int dispatcher_cpu = 0;
-  PoolThreadConfig thread_config;
-  RequestQueue queue;
+  // One pool (its threads' config and their queue) for every class, or one per class
+  // with --class-sched.
+  std::vector<PoolThreadConfig> pool_configs;
+  std::vector<std::unique_ptr<RequestQueue>> queues;
   std::vector<std::unique_ptr<PoolThread>> threads;
   StallLog stalls;      // the dispatcher's
   StallWatch watch;     // what the pool threads judge their requests by: the dispatcher's stalls
@@ -93,13 +97,21 @@ KernelThreadServer::KernelThreadServer(const KernelThreadServerConfig& config, c
   p.dispatcher_cpu = cpus.front();
   std::vector<int> worker_cpus;
   for (unsigned i = 0; i < workers_; ++i) worker_cpus.push_back(cpus[(1 + i) % cpus.size()]);
-  PoolThreadConfig& tc = p.thread_config;
-  tc.app = &app;
-  tc.cpus = pool_cpus(config.options, worker_cpus);
-  tc.options = config.options;
-  tc.stack_bytes = static_cast<std::size_t>(config.stack_kib) * 1024;
-  tc.class_count = config.class_count;
-  tc.stalls = &p.watch;
+  const bool per_class = !config.options.class_sched.empty();
+  const std::vector<KernelThreadOptions> pools =
+      per_class ? parse_class_sched(config.options.class_sched, config.options) : std::vector{config.options};
+  for (std::size_t i = 0; i < pools.size(); ++i) {
+    PoolThreadConfig tc;
+    tc.app = &app;
+    tc.cpus = pool_cpus(pools[i], worker_cpus);
+    tc.options = pools[i];
+    tc.stack_bytes = static_cast<std::size_t>(config.stack_kib) * 1024;
+    tc.class_count = config.class_count;
+    tc.stalls = &p.watch;
+    tc.pool_class = per_class ? static_cast<int>(i) : -1;
+    p.pool_configs.push_back(tc);
+    p.queues.push_back(std::make_unique<RequestQueue>());
+  }
 }
 
 KernelThreadServer::~KernelThreadServer() {
@@ -118,7 +130,7 @@ void KernelThreadServer::add_source(Source& source) {
 }
 
 void KernelThreadServer::stop_pool() {
-  parts_->queue.close();
+  for (auto& q : parts_->queues) q->close();
   for (auto& t : parts_->threads) t->join();
 }
 
@@ -135,10 +147,15 @@ void KernelThreadServer::start(const std::string& app_config) {
     throw std::runtime_error(why);
   };
   const unsigned pool_size = config_.options.threads_per_core * workers_;
+  std::vector<std::string> labels;  // how the user set each thread's class, for errors
   try {
-    for (unsigned i = 0; i < pool_size; ++i) {
-      p.thread_config.index = static_cast<int>(i);
-      p.threads.push_back(std::make_unique<PoolThread>(p.thread_config, p.queue));
+    for (std::size_t k = 0; k < p.pool_configs.size(); ++k) {
+      for (unsigned i = 0; i < pool_size; ++i) {
+        PoolThreadConfig tc = p.pool_configs[k];
+        tc.index = static_cast<int>(p.threads.size());
+        labels.push_back(tc.pool_class >= 0 ? "--class-sched class " + std::to_string(k) : "--linux-policy");
+        p.threads.push_back(std::make_unique<PoolThread>(tc, *p.queues[k]));
+      }
     }
   } catch (const std::exception& e) {
     fail(std::string("cannot start the pool's threads: ") + e.what());
@@ -148,18 +165,19 @@ void KernelThreadServer::start(const std::string& app_config) {
   for (auto& t : p.threads) {
     while (t->state() == PoolThread::State::kStarting) std::this_thread::yield();
   }
-  for (unsigned i = 0; i < pool_size; ++i) {
+  for (std::size_t i = 0; i < p.threads.size(); ++i) {
     const PoolThread& t = *p.threads[i];
     if (t.state() != PoolThread::State::kFailed) continue;
     if (t.setup_failed()) fail("the app's setup_worker failed on pool thread " + std::to_string(i));
-    fail(sched_policy_error(config_.options, t.error()) + " (pool thread " + std::to_string(i) + ")");
+    const KernelThreadOptions& o = p.pool_configs[i / pool_size].options;
+    fail(sched_policy_error(o, t.error(), labels[i]) + " (pool thread " + std::to_string(i) + ")");
   }
   try {
     p.dispatcher = std::make_unique<PinnedThread>(p.dispatcher_cpu, [this] {
       Parts& q = *parts_;
       IdleBackoff idle(config_.idle, config_.idle_spin_us * 1000.0);
       q.result.start_tsc = read_tsc();
-      q.result.dispatch = feed_queue(sources_, q.queue, q.stalls, idle, q.sleep.get());
+      q.result.dispatch = feed_queue(sources_, q.queues, q.stalls, idle, q.sleep.get());
     });
   } catch (const std::exception& e) {
     fail(std::string("cannot start the dispatcher: ") + e.what());

@@ -38,7 +38,7 @@ struct KernelThreadTotals {
 
 struct KernelThreadServerConfig {
   unsigned workers = 0;           // worker CPUs; 0: one per allowed CPU after the dispatcher's
-  KernelThreadOptions options;    // the pool's class and threads_per_core
+  KernelThreadOptions options;    // the pool's class and threads_per_core; class_sched: a pool per class
   unsigned stack_kib = 64;        // the stack each pool thread runs its handlers on
   std::size_t class_count = 1;
   double stall_threshold_us = 20;

@@ -1,9 +1,11 @@
 #include "linux_runtime/pool_thread.h"
 
+#include <pthread.h>
 #include <sched.h>
 #include <sys/resource.h>
 
 #include <cerrno>
+#include <cstdio>
 
 #include "core/tsc.h"
 #include "linux_runtime/sched_policy.h"
@@ -15,6 +17,14 @@ PoolThread::PoolThread(const PoolThreadConfig& config, RequestQueue& queue)
     : config_(config), queue_(queue), recorder_(config.class_count, 1.0 / tsc_per_ns()), thread_([this] { run(); }) {}
 
 void PoolThread::run() {
+  // Named for ps and /proc (tests read each thread's class back by its name).
+  char name[16];
+  if (config_.pool_class >= 0) {
+    std::snprintf(name, sizeof name, "quanta-c%d", config_.pool_class);
+  } else {
+    std::snprintf(name, sizeof name, "quanta-pool");
+  }
+  pthread_setname_np(pthread_self(), name);
   // Affinity first, then the class: SCHED_DEADLINE checks the affinity when it is set.
   cpu_set_t set;
   CPU_ZERO(&set);

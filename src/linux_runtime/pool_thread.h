@@ -23,6 +23,7 @@ struct PoolThreadConfig {
   std::size_t stack_bytes = 64 * 1024;
   std::size_t class_count = 1;
   const StallWatch* stalls = nullptr;  // the stalls that can have delayed a request (never null)
+  int pool_class = -1;           // --class-sched: the request class whose pool it is (-1: the one pool)
 };
 
 class PoolThread {

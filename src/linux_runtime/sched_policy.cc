@@ -2,6 +2,7 @@
 
 #include <pthread.h>
 #include <sched.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -50,6 +51,8 @@ int set_realtime(int policy, int priority) {
 int apply_sched_policy(const KernelThreadOptions& o) {
   switch (o.policy) {
     case LinuxPolicy::kOther:
+      // Linux keeps a nice value per thread: PRIO_PROCESS of a thread id sets that one's.
+      if (o.nice != 0 && setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), o.nice) != 0) return errno;
       return 0;
     case LinuxPolicy::kRoundRobin:
       return set_realtime(SCHED_RR, o.rt_priority);
@@ -61,17 +64,20 @@ int apply_sched_policy(const KernelThreadOptions& o) {
   return EINVAL;
 }
 
-std::string sched_policy_error(const KernelThreadOptions& o, int error) {
-  std::string text = std::string("--linux-policy ") + linux_policy_name(o.policy) + ": cannot set the scheduling policy: " +
-                     std::strerror(error);
-  if (error == EPERM && o.policy == LinuxPolicy::kDeadline) {
+std::string sched_policy_error(const KernelThreadOptions& o, int error, const std::string& option) {
+  std::string text = option + " " + (option == "--linux-policy" ? std::string(linux_policy_name(o.policy))
+                                                                : describe_thread_policy(o)) +
+                     ": cannot set the scheduling policy: " + std::strerror(error);
+  if (o.policy == LinuxPolicy::kOther && (error == EACCES || error == EPERM)) {
+    text += " (a nice value below 0 needs CAP_SYS_NICE or an RLIMIT_NICE that allows it)";
+  } else if (error == EPERM && o.policy == LinuxPolicy::kDeadline) {
     text += " (SCHED_DEADLINE needs CAP_SYS_NICE and threads whose affinity covers their whole root domain: run "
             "without taskset/cpuset restrictions)";
   } else if (error == EPERM) {
     text += " (needs CAP_SYS_NICE or an RLIMIT_RTPRIO of at least " + std::to_string(o.rt_priority) + ")";
   } else if (error == EBUSY && o.policy == LinuxPolicy::kDeadline) {
     text += " (deadline admission control: the pool's threads x runtime/period exceed the RT bandwidth, "
-            "kernel.sched_rt_runtime_us / sched_rt_period_us of each CPU; lower --deadline-runtime-us or "
+            "kernel.sched_rt_runtime_us / sched_rt_period_us of each CPU; lower the deadline runtime or "
             "--threads-per-core)";
   }
   return text;

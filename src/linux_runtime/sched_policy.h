@@ -15,8 +15,10 @@ namespace quanta {
 // deadline when the thread's affinity is narrower than its root domain).
 int apply_sched_policy(const KernelThreadOptions& options);
 
-// Why `error` happened for `options`, in words a user can act on.
-std::string sched_policy_error(const KernelThreadOptions& options, int error);
+// Why `error` happened for `options`, in words a user can act on; `option` is what the
+// user set the class with (--linux-policy, or --class-sched and the class).
+std::string sched_policy_error(const KernelThreadOptions& options, int error,
+                               const std::string& option = "--linux-policy");
 
 // The CPUs the pool's threads may run on. SCHED_DEADLINE refuses (EPERM) a thread whose
 // affinity is narrower than its root domain, and refuses (EBUSY) narrowing it later, so

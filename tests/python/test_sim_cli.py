@@ -32,7 +32,7 @@ def test_sim_takes_every_run_option_plus_its_own():
     run_options = {w.rstrip(",") for w in run_help.split() if w.startswith("--") and w != "--help"}
     # The kernel-thread baseline's options are run's alone: there is no kernel to simulate.
     run_options -= {"--runtime", "--linux-policy", "--threads-per-core", "--deadline-runtime-us",
-                    "--deadline-period-us"}
+                    "--deadline-period-us", "--class-sched"}
     # Nor real threads to oversubscribe or to idle, nor an app to load: the simulator models
     # service times, it runs no handler.
     run_options -= {"--oversubscribe", "--app", "--app-config", "--max-payload-bytes",

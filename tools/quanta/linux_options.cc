@@ -20,7 +20,7 @@ constexpr const char* kServeQuantaOnly[] = {"--local", "--dispatch", "--quantum-
                                             "--dispatcher-works", "--dispatcher-only", "--oversubscribe",
                                             "--overrun-report-quanta", "--watchdog-ms", "--class-schedule"};
 constexpr const char* kLinuxOnly[] = {"--linux-policy", "--threads-per-core", "--deadline-runtime-us",
-                                      "--deadline-period-us"};
+                                      "--deadline-period-us", "--class-sched"};
 
 bool given(CLI::App& cmd, const char* name) {
   const CLI::Option* option = cmd.get_option_no_throw(name);
@@ -40,6 +40,15 @@ void check_combination(CLI::App& cmd, const std::string& runtime, const KernelTh
       throw CLI::ValidationError(name, "does not apply with --runtime linux (the kernel schedules and preempts the "
                                        "pool's threads; see docs/linux-baseline.md)");
     }
+  }
+  if (!k.class_sched.empty()) {
+    // Each class names its own policy and parameters.
+    for (const char* name : {"--linux-policy", "--deadline-runtime-us", "--deadline-period-us"}) {
+      if (given(cmd, name)) {
+        throw CLI::ValidationError(name, "does not go with --class-sched, whose entries give each class's policy");
+      }
+    }
+    return;
   }
   if (k.policy != LinuxPolicy::kDeadline) {
     for (const char* name : {"--deadline-runtime-us", "--deadline-period-us"}) {
@@ -62,7 +71,20 @@ void add_options(CLI::App& cmd, std::string& runtime, KernelThreadOptions& k) {
          "linux: the pool threads' class: other (SCHED_OTHER, default), rr, fifo (SCHED_RR/FIFO, priority " +
              std::to_string(k.rt_priority) + "), deadline (SCHED_DEADLINE: a runtime/period reservation per thread)")
       ->check(CLI::IsMember(linux_policy_names()));
-  cmd.add_option("--threads-per-core", k.threads_per_core, "linux: pool threads per worker CPU")
+  cmd.add_option_function<std::string>(
+         "--class-sched",
+         [&k](const std::string& spec) {
+           try {
+             parse_class_sched(spec, k);
+           } catch (const std::invalid_argument& e) {
+             throw CLI::ValidationError("--class-sched", e.what());
+           }
+           k.class_sched = spec;
+         },
+         "linux: a queue and a pool of threads per request class (by class index), each under its own policy: "
+         "other[:NICE], rr[:PRIO], fifo[:PRIO], deadline[:RUNTIME/PERIOD] (us). E.g. fifo:50,other:10 or "
+         "other,deadline:300/1000 (Microquanta's comparison: the classes --class-schedule gives the quanta runtime)");
+  cmd.add_option("--threads-per-core", k.threads_per_core, "linux: pool threads per worker CPU, in each class's pool with --class-sched SPEC")
       ->capture_default_str()
       ->check(CLI::Range(1u, 1024u));
   cmd.add_option("--deadline-runtime-us", k.deadline_runtime_us,

@@ -14,8 +14,10 @@ nlohmann::json run_once(const RunOptions& options, const RunConfig& config, cons
                         const AppChoice& apps) {
   if (options.runtime == "linux") {
     if (options.format == "text") {
-      std::fprintf(stderr, "quanta: running kernel threads (sched-%s) for %g s...\n",
-                   linux_policy_name(options.kernel_threads.policy), config.duration_s);
+      const KernelThreadOptions& k = options.kernel_threads;
+      std::fprintf(stderr, "quanta: running kernel threads (%s%s) for %g s...\n",
+                   k.class_sched.empty() ? "sched-" : "per class: ",
+                   k.class_sched.empty() ? linux_policy_name(k.policy) : k.class_sched.c_str(), config.duration_s);
     }
     // Clock probes: the pool's handler runs in short accounting slices they end.
     KernelThreadTotals kernel;
