@@ -79,6 +79,13 @@ class WireFormat {
   virtual FramedInput truncated_datagram(const unsigned char* data, uint32_t len) const = 0;
   // How a datagram holding a request and more bytes after it is answered.
   virtual FramedInput overlong_datagram(const FramedInput& first) const = 0;
+  // The same of another format (a format that wraps one forwards to it).
+  static FramedInput truncated_datagram_of(const WireFormat& f, const unsigned char* data, uint32_t len) {
+    return f.truncated_datagram(data, len);
+  }
+  static FramedInput overlong_datagram_of(const WireFormat& f, const FramedInput& first) {
+    return f.overlong_datagram(first);
+  }
 };
 
 // quanta/wire.h: requests carry their class and id in a 16-byte header, replies a 32-byte
@@ -123,6 +130,41 @@ class AppWireFormat final : public WireFormat {
   const quanta_protocol& protocol_;
   uint32_t max_request_bytes_;
   uint32_t class_count_;
+};
+
+// Another format's framing and replies, with every request put in one class whatever it
+// names: `quanta serve --be-listen`, a tenant's own socket whose requests are all its class.
+// The request is still checked as the inner format checks it (a class the app does not
+// serve is answered BAD_REQUEST, as on any socket).
+class TenantWireFormat final : public WireFormat {
+ public:
+  TenantWireFormat(const WireFormat& inner, uint32_t class_index) : inner_(inner), class_index_(class_index) {}
+  uint32_t max_frame_bytes() const override { return inner_.max_frame_bytes(); }
+  FramedInput frame(const unsigned char* data, uint32_t len) const override {
+    FramedInput in = inner_.frame(data, len);
+    if (in.kind == InputKind::kRequest) in.class_index = class_index_;
+    return in;
+  }
+  uint32_t reply_prefix(const Request& done, unsigned char* out) const override {
+    return inner_.reply_prefix(done, out);
+  }
+  uint32_t overloaded(uint64_t request_id, unsigned char* out) const override {
+    return inner_.overloaded(request_id, out);
+  }
+  bool empty_response_is_silent() const override { return inner_.empty_response_is_silent(); }
+  bool runs_in_order() const override { return inner_.runs_in_order(); }
+
+ protected:
+  FramedInput truncated_datagram(const unsigned char* data, uint32_t len) const override {
+    return truncated_datagram_of(inner_, data, len);
+  }
+  FramedInput overlong_datagram(const FramedInput& first) const override {
+    return overlong_datagram_of(inner_, first);
+  }
+
+ private:
+  const WireFormat& inner_;
+  uint32_t class_index_;
 };
 
 // Fills a request record from a framed request (`data` at the frame's first byte) for

@@ -129,3 +129,49 @@ def test_serve_schedules_the_classes_quanta_load_sends(serve, run_quanta):  # no
     assert lc["quanta"] >= served["1"]["count"]
     assert be["quanta"] >= served["200"]["count"]
     assert lc["quanta"] + be["quanta"] == report["runtime"]["quanta"]
+
+
+def test_a_best_effort_tenant_on_its_own_port(serve, run_quanta):  # noqa: F811
+    # --be-listen: every request the tenant's socket takes is the schedule's BE class, even
+    # though its client (quanta load --workload fixed:1) names class 0 in every header.
+    spec = "lc,be:20/100"
+    server = serve("--workers", "1", "--workload", WORKLOAD, "--quantum-us", "5", "--class-schedule", spec,
+                   "--be-listen", "udp://127.0.0.1:0", listen=("udp://127.0.0.1:0",))
+    # Printed right after the --listen lines the fixture waited for.
+    while not any("best-effort tenant" in l for l in server.stderr):
+        assert server.lines.get(timeout=60) is not None, "quanta serve exited"
+    tenant = [l for l in server.stderr if "best-effort tenant (class 1) on udp://" in l]
+    assert len(tenant) == 1, server.stderr
+    be_host, be_port = tenant[0].strip().rsplit("udp://", 1)[1].rsplit(":", 1)
+    lc_host, lc_port = server.address["udp"]
+    counts = {}
+    for name, host, port in (("lc", lc_host, lc_port), ("be", be_host, be_port)):
+        proc = run_quanta("load", "--target", f"udp://{host}:{port}", "--workload", "fixed:1", "--rate-rps", "1000",
+                          "--duration-s", "0.3", "--warmup-frac", "0", "--format", "json")
+        assert proc.returncode in (0, 3), proc.stderr
+        counts[name] = json.loads(proc.stdout)["client"]["answered"]
+        assert counts[name] > 0
+    report = server.stop()
+    assert report["config"]["be_class"] == 1 and len(report["config"]["be_listen"]) == 1
+    served = report["classes"]
+    # Every request answered on the LC port ran as class 0, every one on the tenant's as 1.
+    assert served["1"]["count"] == counts["lc"]
+    assert served["200"]["count"] == counts["be"]
+    lc, be = report["class_schedule"]["classes"]
+    assert be["quanta"] >= counts["be"] and lc["quanta"] >= counts["lc"]
+
+
+@pytest.mark.parametrize(
+    "args, named",
+    [
+        (["--be-listen", "udp://127.0.0.1:0"], "--be-listen"),  # no class to put them in
+        (["--be-listen", "udp://127.0.0.1:0", "--class-schedule", "lc,lc"], "--be-listen"),
+        (["--be-class", "1"], "--be-class"),  # without --be-listen
+        (["--be-listen", "udp://localhost:0", "--be-class", "1"], "--be-listen"),
+        (["--be-listen", "udp://127.0.0.1:0", "--be-class", "5", "--workload", WORKLOAD], "--be-class"),
+    ],
+)
+def test_be_listen_refusals_exit_2(run_quanta, args, named):
+    proc = run_quanta("serve", "--duration-s", "0.1", *args)
+    assert proc.returncode == 2, proc.stderr
+    assert named in proc.stderr

@@ -115,6 +115,29 @@ TEST(DefaultWireFormat, ADatagramWithBadMagicIsAnAnswerNotAClose) {
   EXPECT_EQ(in.length, bytes.size());
 }
 
+TEST(TenantWireFormat, EveryRequestIsTheTenantsClassAndTheRestIsTheInnerFormats) {
+  const TenantWireFormat tenant(kDefault, 1);
+  const auto bytes = wire_request(0, "hello", 42);
+  FramedInput in = tenant.frame(bytes.data(), static_cast<uint32_t>(bytes.size()));
+  EXPECT_EQ(in.kind, InputKind::kRequest);
+  EXPECT_EQ(in.class_index, 1u) << "class 0 in the header, the tenant's class on its socket";
+  EXPECT_EQ(in.request_id, 42u);
+  in = tenant.frame_datagram(bytes.data(), static_cast<uint32_t>(bytes.size()));
+  EXPECT_EQ(in.class_index, 1u);
+  // What the inner format refuses stays refused, for the inner format's reason.
+  const auto unknown = wire_request(7, "x", 9);
+  in = tenant.frame(unknown.data(), static_cast<uint32_t>(unknown.size()));
+  EXPECT_EQ(in.kind, InputKind::kAnswer);
+  EXPECT_EQ(in.reason, RefusalReason::kBadClass);
+  in = tenant.frame_datagram(bytes.data(), 5);
+  EXPECT_EQ(in.reason, RefusalReason::kTruncated);
+  auto longer = bytes;
+  longer.push_back(0);
+  in = tenant.frame_datagram(longer.data(), static_cast<uint32_t>(longer.size()));
+  EXPECT_EQ(in.reason, RefusalReason::kLengthMismatch);
+  EXPECT_EQ(tenant.max_frame_bytes(), kDefault.max_frame_bytes());
+}
+
 TEST(DefaultWireFormat, ReplyPrefixAndOverloadedCarryTheId) {
   Request done;
   done.cookie = 77;

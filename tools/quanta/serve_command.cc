@@ -186,6 +186,15 @@ int serve_command(const ServeOptions& options) {
     format = std::make_unique<DefaultWireFormat>(limits.max_payload_bytes, limits.class_count);
   }
   const uint32_t datagram = app.protocol != nullptr ? app.protocol->datagram : QUANTA_DATAGRAM_PLAIN;
+  // --be-listen: the tenant's sockets frame as the others do, their requests all of one class.
+  std::unique_ptr<WireFormat> be_format;
+  if (options.be_class) {
+    if (*options.be_class >= limits.class_count) {
+      throw std::invalid_argument("--be-class: " + std::to_string(*options.be_class) + " is not a class the app serves (" +
+                                  std::to_string(limits.class_count) + " classes, from 0)");
+    }
+    be_format = std::make_unique<TenantWireFormat>(*format, *options.be_class);
+  }
 
   NetCounters counters;
   const UdpReplySender udp_sender =
@@ -197,16 +206,20 @@ int serve_command(const ServeOptions& options) {
   std::vector<std::unique_ptr<TcpFrontEnd>> tcp;
   nlohmann::json listening = nlohmann::json::array();
   ServingRuntime runtime(options, config, app, workload.classes().size());
-  for (const ListenAddress& address : options.listen) {
+  std::vector<std::pair<ListenAddress, const WireFormat*>> sockets;
+  for (const ListenAddress& address : options.listen) sockets.emplace_back(address, format.get());
+  for (const ListenAddress& address : options.be_listen) sockets.emplace_back(address, be_format.get());
+  nlohmann::json be_listening = nlohmann::json::array();
+  for (const auto& [address, socket_format] : sockets) {
     std::string bound;
     if (address.transport == ListenAddress::Transport::kUdp) {
-      udp.push_back(std::make_unique<UdpFrontEnd>(address, limits, *format, datagram, counters, udp_sender,
+      udp.push_back(std::make_unique<UdpFrontEnd>(address, limits, *socket_format, datagram, counters, udp_sender,
                                                   udp_receive));
       runtime.add_source(*udp.back());
       bound = listen_address_text(address.transport, udp.back()->address());
     } else {
       try {
-        tcp.push_back(std::make_unique<TcpFrontEnd>(address, limits, tcp_limits, *format, counters, tcp_poll));
+        tcp.push_back(std::make_unique<TcpFrontEnd>(address, limits, tcp_limits, *socket_format, counters, tcp_poll));
       } catch (const IoUringUnavailable& e) {
         // The option asked for something this machine does not allow: the command line's error.
         throw std::invalid_argument(std::string("--tcp-poll io_uring: io_uring cannot be set up here (") + e.what() +
@@ -215,10 +228,14 @@ int serve_command(const ServeOptions& options) {
       runtime.add_source(*tcp.back());
       bound = listen_address_text(address.transport, tcp.back()->address());
     }
-    listening.push_back(bound);
+    (socket_format == format.get() ? listening : be_listening).push_back(bound);
   }
   runtime.start(config.app_config);
   for (const auto& bound : listening) std::fprintf(stderr, "quanta serve: listening on %s\n", bound.get<std::string>().c_str());
+  for (const auto& bound : be_listening) {
+    std::fprintf(stderr, "quanta serve: best-effort tenant (class %u) on %s\n", *options.be_class,
+                 bound.get<std::string>().c_str());
+  }
   std::fflush(stderr);
 
   wait_for_stop(options, counters);
@@ -257,6 +274,10 @@ int serve_command(const ServeOptions& options) {
     report["config"]["runtime"] = "quanta";
   }
   report["config"]["listen"] = listening;
+  if (options.be_class) {
+    report["config"]["be_listen"] = be_listening;
+    report["config"]["be_class"] = *options.be_class;
+  }
   report["config"]["udp_replies"] = options.udp_replies;
   report["config"]["udp_receive"] = options.udp_receive;
   report["config"]["tcp_poll"] = options.tcp_poll;

@@ -1,5 +1,7 @@
 #include "serve_options.h"
 
+#include "policy/classed_policy.h"
+
 #include "finite_number.h"
 #include "linux_options.h"
 #include "shared_checks.h"
@@ -40,6 +42,11 @@ void add_serve_options(CLI::App& cmd, ServeOptions& o) {
   // The class a request names in its header (quanta load: its --workload's class) is the
   // schedule's class index: a tenant sends its BE requests as the schedule's BE class.
   add_class_schedule_option(cmd, c.class_schedule);
+  cmd.add_option("--be-listen", o.be_listen_texts,
+                 "A best-effort tenant's own socket, udp://HOST:PORT or tcp://HOST:PORT, repeatable: every request "
+                 "it takes runs as class --be-class (default: the first be class of --class-schedule), whatever "
+                 "its header names; the same app, protocol and limits as --listen");
+  cmd.add_option("--be-class", o.be_class, "The class of the requests --be-listen takes")->check(CLI::Range(0u, 65535u));
   cmd.add_option("--on-full", c.on_full,
                  "When a worker's ring is full: wait (the dispatcher stops reading the sockets meanwhile) or drop "
                  "(the request is answered OVERLOADED)")
@@ -153,6 +160,28 @@ void check_serve_options(ServeOptions& o) {
     }
   }
   if (o.listen.empty()) o.listen.push_back(parse_listen_address("udp://127.0.0.1:0"));
+  if (o.be_class && o.be_listen_texts.empty()) throw CLI::ValidationError("--be-class", "needs --be-listen");
+  if (!o.be_listen_texts.empty() && !o.be_class) {
+    // The schedule's first best-effort class (the schedule was checked as it was parsed).
+    if (!c.class_schedule.empty()) {
+      const std::vector<ClassParams> classes = parse_class_schedule(c.class_schedule, 1.0);
+      for (uint32_t i = 0; i < classes.size() && !o.be_class; ++i) {
+        if (!classes[i].latency_critical) o.be_class = i;
+      }
+    }
+    if (!o.be_class) {
+      throw CLI::ValidationError("--be-listen", "needs --be-class, or a --class-schedule with a be class, to say "
+                                                "which class its requests are");
+    }
+  }
+  o.be_listen.clear();
+  for (const std::string& text : o.be_listen_texts) {
+    try {
+      o.be_listen.push_back(parse_listen_address(text));
+    } catch (const std::invalid_argument& e) {
+      throw CLI::ValidationError("--be-listen", e.what());
+    }
+  }
   // Everything a serve receives is measured: there is no warm-up to leave out.
   c.warmup_frac = 0;
 }

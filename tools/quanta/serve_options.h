@@ -20,6 +20,11 @@ struct ServeOptions {
   KernelThreadOptions kernel_threads;        // --runtime linux only
   std::vector<std::string> listen_texts;     // --listen, as given
   std::vector<ListenAddress> listen;         // parsed; udp://127.0.0.1:0 when none given
+  // A best-effort tenant's own sockets: every request they take is of class be_class
+  // (--be-class, or the first be class of --class-schedule).
+  std::vector<std::string> be_listen_texts;  // --be-listen, as given
+  std::vector<ListenAddress> be_listen;
+  std::optional<uint32_t> be_class;
   std::optional<double> duration_s;          // stop after this long; unset: until SIGINT/SIGTERM
   unsigned max_in_flight = 4096;             // request records per front end
   unsigned max_connections = 256;            // TCP connections open at once
