@@ -4,6 +4,7 @@ are read back from the kernel (sched_getscheduler, sched_getparam, getpriority, 
 sched_getattr for SCHED_DEADLINE) while a server runs; requests of each class are served
 by their own pool; bad specs and combinations exit 2 naming the option. Counts only."""
 import ctypes
+import json
 import os
 import shutil
 import struct
@@ -126,3 +127,22 @@ def test_bad_class_sched_exits_2_naming_it(run_quanta, command, args, named):
     assert proc.returncode == 2, proc.stderr
     assert named in proc.stderr
     assert proc.stdout == ""
+
+
+def test_a_tenant_port_feeds_its_class_pool(serve, run_quanta):  # noqa: F811
+    # --be-listen on the kernel-thread baseline: the tenant's requests (class 0 in their
+    # headers) all go to class 1's queue and pool.
+    server = serve(*LINUX, "--workers", "1", "--threads-per-core", "1", "--workload", "bimodal:50:1:2",
+                   "--class-sched", "other,other:5", "--be-listen", "udp://127.0.0.1:0", "--be-class", "1",
+                   listen=("udp://127.0.0.1:0",))
+    while not any("best-effort tenant" in l for l in server.stderr):
+        assert server.lines.get(timeout=60) is not None, "quanta serve exited"
+    line = next(l for l in server.stderr if "best-effort tenant (class 1) on udp://" in l)
+    host, port = line.strip().rsplit("udp://", 1)[1].rsplit(":", 1)
+    proc = run_quanta("load", "--target", f"udp://{host}:{port}", "--workload", "fixed:1", "--rate-rps", "1000",
+                      "--duration-s", "0.2", "--warmup-frac", "0", "--format", "json")
+    assert proc.returncode in (0, 3), proc.stderr
+    answered = json.loads(proc.stdout)["client"]["answered"]
+    assert answered > 0
+    report = server.stop()
+    assert [c["count"] for c in report["classes"].values()] == [0, answered]
