@@ -185,6 +185,8 @@ typedef struct quanta_class_usage {
   double cpu_us;                /* their length, summed */
   uint64_t budget_ended_quanta; /* quanta its budget cut short (the request went on later) */
   uint64_t throttled_spells;    /* idle spells of a worker while it waited, capped and out of budget */
+  uint64_t admissions_deferred; /* BE requests that waited for a task slot aside from the ring (the free
+                                   slots were those kept for LC requests) */
 } quanta_class_usage;
 
 /* `class_index` below the schedule's class count; QUANTA_ERR_STATE without a class_schedule. */

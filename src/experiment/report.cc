@@ -84,6 +84,7 @@ json class_schedule_of(const RunResult& r) {
                        {"quanta", u.quanta},
                        {"budget_ended_quanta", u.budget_ended_quanta},
                        {"throttled_spells", u.throttled_spells},
+                       {"admissions_deferred", u.admissions_deferred},
                        {"cpu_ms", u.cpu_ns * 1e-6},
                        {"cpu_share", capacity_ns > 0 ? u.cpu_ns / capacity_ns : 0.0}});
   }

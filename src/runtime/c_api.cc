@@ -311,7 +311,8 @@ int quanta_runtime_class_usage(const quanta_runtime* rt, uint32_t class_index, q
                                         std::to_string(usage.size()) + " classes");
   }
   const quanta::ClassUsage& u = usage[class_index];
-  *out = quanta_class_usage{u.quanta, u.cpu_ns * 1e-3, u.budget_ended_quanta, u.throttled_spells};
+  *out = quanta_class_usage{u.quanta, u.cpu_ns * 1e-3, u.budget_ended_quanta, u.throttled_spells,
+                            u.admissions_deferred};
   return QUANTA_OK;
 }
 

@@ -30,7 +30,10 @@ Worker::Worker(int index, const WorkerConfig& config)
     inbox_ = std::make_unique<SpscRing<uint32_t>>(config.central_depth);
     outbox_ = std::make_unique<SpscRing<SlotReturn>>(config.central_depth);
   }
-  if (!config.class_schedule.empty()) classes_ = std::make_unique<ClassScheduler>(static_cast<ClassedPolicy&>(*policy_));
+  if (!config.class_schedule.empty()) {
+    classes_ = std::make_unique<ClassScheduler>(static_cast<ClassedPolicy&>(*policy_), config.class_schedule,
+                                                config.task_slots, config.ring_capacity);
+  }
   free_slots_.reserve(config.task_slots);
   for (uint32_t i = config.task_slots; i-- > 0;) {
     slots_[i].worker = this;
@@ -45,16 +48,31 @@ void Worker::task_body(Task& task) {
 
 void Worker::admit_arrivals() {
   Request* request = nullptr;
-  while (!free_slots_.empty() && ring_.try_pop(request)) {
-    const uint32_t id = free_slots_.back();
-    free_slots_.pop_back();
-    Slot& slot = slots_[id];
-    slot.request = request;
-    slot.quanta = 0;
-    slot.task.start(stacks_.acquire(), &Worker::task_body, &slot);
-    if (classes_) classes_->admitting(id, request->class_index);
-    policy_->admit(id);
+  if (classes_) {
+    // BE requests that waited for a slot go first, in order, as far as BE may take slots;
+    // then the ring, where a BE request that may not take a slot waits aside.
+    while (!free_slots_.empty() && (request = classes_->next_deferred()) != nullptr) admit(request);
+    while (!free_slots_.empty() && !classes_->backlog_full() && ring_.try_pop(request)) {
+      if (classes_->must_wait(*request)) {
+        classes_->defer(request);
+      } else {
+        admit(request);
+      }
+    }
+    return;
   }
+  while (!free_slots_.empty() && ring_.try_pop(request)) admit(request);
+}
+
+void Worker::admit(Request* request) {
+  const uint32_t id = free_slots_.back();
+  free_slots_.pop_back();
+  Slot& slot = slots_[id];
+  slot.request = request;
+  slot.quanta = 0;
+  slot.task.start(stacks_.acquire(), &Worker::task_body, &slot);
+  if (classes_) classes_->admitting(id, request->class_index);
+  policy_->admit(id);
 }
 
 uint64_t Worker::open_quantum(uint64_t now, const Request& request, uint64_t quantum_cycles) {
@@ -126,6 +144,7 @@ void Worker::note_quantum_end(bool done, uint64_t deadline, uint64_t start, uint
 
 void Worker::release_slot(uint32_t slot_id) {
   Slot& slot = slots_[slot_id];
+  if (classes_) classes_->leaving(slot_id);
   stacks_.release(slot.task.stack);
   free_slots_.push_back(slot_id);
   current_quanta_ -= slot.quanta;

@@ -130,6 +130,8 @@ class Worker {
   void run_local(uint64_t now);
   void run_central(uint64_t now);
   void admit_arrivals();
+  // Into a free slot (there is one), under the local policy.
+  void admit(Request* request);
   // A request's handler returned: counters, statistics, then its sink.
   void finish(Request& request, const Task& task, uint64_t finish_tsc);
   // Opens a quantum of `quantum_cycles` for the monitor to see; returns the deadline for

@@ -15,6 +15,9 @@ struct ClassUsage {
   // Times a worker sat idle while tasks of this class waited: a capped class out of budget
   // (one per spell, not per idle iteration).
   uint64_t throttled_spells = 0;
+  // BE requests that waited for a task slot beside the ring (the slots LC keeps were all
+  // that was free), so that LC requests behind them in the ring were not held up.
+  uint64_t admissions_deferred = 0;
 };
 
 using ClassUsageSet = std::vector<ClassUsage>;
@@ -26,6 +29,7 @@ inline void add_usage(ClassUsageSet& into, const ClassUsageSet& from) {
     into[i].cpu_ns += from[i].cpu_ns;
     into[i].budget_ended_quanta += from[i].budget_ended_quanta;
     into[i].throttled_spells += from[i].throttled_spells;
+    into[i].admissions_deferred += from[i].admissions_deferred;
   }
 }
 

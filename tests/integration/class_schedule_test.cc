@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -227,6 +228,60 @@ TEST(ClassSchedule, UsageIsAskedOfAStoppedRuntimeWithASchedule) {
   ASSERT_EQ(quanta_runtime_stop(rt, nullptr), QUANTA_OK);
   EXPECT_EQ(quanta_runtime_class_usage(rt, 1, &u), QUANTA_OK);
   EXPECT_EQ(quanta_runtime_class_usage(rt, 2, &u), QUANTA_ERR_INVALID) << quanta_last_error();
+  quanta_runtime_destroy(rt);
+}
+
+}  // namespace
+
+namespace {
+
+std::atomic<bool> g_release{false};
+
+// Class 1 spins (probing) until released; class 0 returns at once.
+void held_or_quick(const quanta_request* request, quanta_response*) {
+  if (request->class_index == 0) return;
+  while (!g_release.load()) quanta_probe();
+}
+
+// Four task slots, one kept for LC. Six BE requests that run until released take the
+// other three and wait aside; LC requests queued behind them in the ring still get the
+// kept slot and finish while every BE request is held.
+TEST(ClassSchedule, BestEffortRequestsNeverTakeTheSlotsKeptForLatencyCriticalOnes) {
+  g_release = false;
+  quanta_app a{};
+  a.abi_version = QUANTA_APP_ABI_VERSION;
+  a.name = "held-or-quick";
+  a.handle_request = held_or_quick;
+  quanta_runtime_options o = options("lc,be", 5);
+  o.task_slots = 4;
+  quanta_runtime* rt = nullptr;
+  ASSERT_EQ(quanta_runtime_start(&o, &a, "", &rt), QUANTA_OK) << quanta_last_error();
+  const Job job{};
+  for (uint64_t i = 0; i < 6; ++i) submit(rt, 1, job, 100 + i);
+  for (uint64_t i = 0; i < 3; ++i) submit(rt, 0, job, i);
+  int lc_done = 0;
+  quanta_completion done[8];
+  // A safety net only: the LC requests finish within microseconds, or never.
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (lc_done < 3 && std::chrono::steady_clock::now() < give_up) {
+    const int n = quanta_runtime_poll(rt, done, 8);
+    ASSERT_GE(n, 0) << quanta_last_error();
+    for (int i = 0; i < n; ++i) {
+      EXPECT_EQ(done[i].class_index, 0u) << "a BE request finished before it was released";
+      lc_done += done[i].class_index == 0;
+    }
+  }
+  EXPECT_EQ(lc_done, 3) << "LC requests stayed in the ring behind BE requests";
+  g_release = true;
+  quanta_run_stats stats;
+  ASSERT_EQ(quanta_runtime_stop(rt, &stats), QUANTA_OK) << quanta_last_error();
+  EXPECT_EQ(stats.completed, 9u);
+  quanta_class_usage be{};
+  ASSERT_EQ(quanta_runtime_class_usage(rt, 1, &be), QUANTA_OK) << quanta_last_error();
+  EXPECT_EQ(be.admissions_deferred, 3u) << "three BE slots, six BE requests";
+  quanta_class_usage lc{};
+  ASSERT_EQ(quanta_runtime_class_usage(rt, 0, &lc), QUANTA_OK) << quanta_last_error();
+  EXPECT_EQ(lc.admissions_deferred, 0u);
   quanta_runtime_destroy(rt);
 }
 

@@ -10,7 +10,7 @@ from test_serve import serve  # noqa: F401  (the fixture)
 # Class 0 is the 1 us requests (LC), class 1 the 200 us ones (BE).
 WORKLOAD = "bimodal:90:1:200"
 USAGE_KEYS = {"index", "kind", "priority", "runtime_us", "period_us", "capped", "budget_share", "quanta",
-              "budget_ended_quanta", "throttled_spells", "cpu_ms", "cpu_share"}
+              "budget_ended_quanta", "throttled_spells", "admissions_deferred", "cpu_ms", "cpu_share"}
 
 
 def check_schedule(out, spec, kinds):

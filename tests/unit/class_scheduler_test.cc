@@ -9,8 +9,9 @@ namespace quanta {
 namespace {
 
 TEST(ClassScheduler, ABudgetedQuantumEndsWhereTheBudgetDoesAndIsCountedAsCut) {
-  ClassedPolicy policy("ps", 4, parse_class_schedule("lc,be:30/100", 1));
-  ClassScheduler s(policy);
+  const std::vector<ClassParams> policy_classes = parse_class_schedule("lc,be:30/100", 1);
+  ClassedPolicy policy("ps", 4, policy_classes);
+  ClassScheduler s(policy, policy_classes, 4, 4);
   s.admitting(0, 1);
   policy.admit(0);
   s.admitting(1, 0);
@@ -46,8 +47,9 @@ TEST(ClassScheduler, ABudgetedQuantumEndsWhereTheBudgetDoesAndIsCountedAsCut) {
 }
 
 TEST(ClassScheduler, ACappedClassOutOfBudgetHoldsTheWorkerOncePerIdleSpell) {
-  ClassedPolicy policy("ps", 4, parse_class_schedule("lc,be:30/100:cap", 1));
-  ClassScheduler s(policy);
+  const std::vector<ClassParams> policy_classes = parse_class_schedule("lc,be:30/100:cap", 1);
+  ClassedPolicy policy("ps", 4, policy_classes);
+  ClassScheduler s(policy, policy_classes, 4, 4);
   s.admitting(0, 1);
   policy.admit(0);
   s.before_pick(0);
@@ -77,13 +79,61 @@ TEST(ClassScheduler, ACappedClassOutOfBudgetHoldsTheWorkerOncePerIdleSpell) {
 TEST(ClassScheduler, ABudgetedQuantumAlsoEndsAtItsPeriodsEnd) {
   // The budget is the period's: one unit before the period ends, the quantum is one unit
   // long, and the next period's budget is granted afresh by the next pick.
-  ClassedPolicy policy("ps", 2, parse_class_schedule("be:1/100", 1));
-  ClassScheduler s(policy);
+  const std::vector<ClassParams> policy_classes = parse_class_schedule("be:1/100", 1);
+  ClassedPolicy policy("ps", 2, policy_classes);
+  ClassScheduler s(policy, policy_classes, 4, 4);
   s.admitting(0, 0);
   policy.admit(0);
   s.before_pick(99);
   ASSERT_EQ(policy.pick(), 0u);
   EXPECT_EQ(s.picked(10), 1u) << "one unit to the period's end";
+}
+
+}  // namespace
+}  // namespace quanta
+
+namespace quanta {
+namespace {
+
+TEST(ClassScheduler, BestEffortWaitsAsideForItsSlotsAndKeepsItsOrder) {
+  ClassedPolicy policy("ps", 4, parse_class_schedule("lc,be", 1));
+  ClassScheduler s(policy, parse_class_schedule("lc,be", 1), 4, 8);
+  EXPECT_EQ(ClassScheduler::lc_reserve(4), 1u);
+  EXPECT_EQ(ClassScheduler::lc_reserve(1), 0u) << "one slot: BE may have it";
+  EXPECT_EQ(ClassScheduler::lc_reserve(64), 16u);
+  Request be[5], lc;
+  for (Request& r : be) r.class_index = 1;
+  lc.class_index = 0;
+  for (TaskId slot = 0; slot < 3; ++slot) {
+    ASSERT_FALSE(s.must_wait(be[slot]));
+    s.admitting(slot, 1);
+  }
+  EXPECT_TRUE(s.must_wait(be[3])) << "three BE slots of four taken: the last is LC's";
+  EXPECT_FALSE(s.must_wait(lc));
+  s.defer(&be[3]);
+  s.defer(&be[4]);
+  EXPECT_EQ(s.next_deferred(), nullptr) << "no BE slot free yet";
+  s.leaving(1);
+  EXPECT_EQ(s.next_deferred(), &be[3]) << "first come";
+  s.admitting(1, 1);
+  EXPECT_EQ(s.next_deferred(), nullptr);
+  s.leaving(0);
+  EXPECT_EQ(s.next_deferred(), &be[4]);
+  EXPECT_EQ(s.backlog_count(), 0u);
+  EXPECT_EQ(s.usage(1.0)[1].admissions_deferred, 2u);
+}
+
+TEST(ClassScheduler, ABestEffortRequestQueuesBehindThoseAlreadyWaiting) {
+  ClassedPolicy policy("ps", 4, parse_class_schedule("lc,be", 1));
+  ClassScheduler s(policy, parse_class_schedule("lc,be", 1), 4, 2);
+  Request be[3];
+  for (Request& r : be) r.class_index = 5;  // past the schedule: its last entry, BE
+  for (TaskId slot = 0; slot < 3; ++slot) s.admitting(slot, 1);
+  s.defer(&be[0]);
+  s.leaving(2);
+  EXPECT_TRUE(s.must_wait(be[1])) << "a BE slot is free, but one waits already";
+  s.defer(&be[1]);
+  EXPECT_TRUE(s.backlog_full());
 }
 
 }  // namespace
