@@ -19,6 +19,10 @@ done
 # kv: the key-value server on those LevelDB builds (apps/kv), and its integration tests.
 bash scripts/kv/build.sh clock flag
 bash scripts/kv/test.sh
+# The co-location app (issue 22's LC/BE pair): zlib's source built by the wrappers in each
+# mode, zlib's own tests on each build, then the app's tests.
+bash scripts/colocation/build.sh clock flag none
+bash scripts/colocation/test.sh
 
 bash scripts/build.sh --sanitize
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j"$(nproc)")
