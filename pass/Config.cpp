@@ -92,7 +92,7 @@ static const char* env(const char* name) {
 }
 
 // No setting needs more, and keeping every value within 32 bits keeps the products the
-// pass forms from two of them (a stride times a factor; the adaptive helper multiplies
+// pass forms from two of them (a stride times a factor; the runtime's quanta_clock_gap() multiplies
 // -quanta-probe-max-cycles by a gap of up to 2^31 units) within 64 bits.
 static constexpr uint64_t kMaxSetting = (uint64_t(1) << 32) - 1;
 

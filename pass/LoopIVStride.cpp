@@ -102,7 +102,7 @@ void LoopPlanner::saveLeftOnExits(Loop* L, ArrayRef<BasicBlock*> exiting, Alloca
 }
 
 // The IV is compared with probe.at, a header PHI that each probe moves `gap` steps ahead
-// of the IV (adaptive sites: the helper's gap; fixed strides: the stride).
+// of the IV (adaptive sites: quanta_clock_gap()'s gap; fixed strides: the stride).
 void LoopPlanner::ivLatch(Loop* L, LoopPlan& p, BasicBlock* latch) {
   if (cfg_.compare.mergeExit && adaptiveExitLatch(L, p, latch)) return;
   const SmallVector<BasicBlock*, 4> otherExits = exitingBlocksBesides(L, latch);

@@ -117,7 +117,7 @@ struct ScanChain {
 
 struct LoopStats {
   unsigned statics = 0, versioned = 0, ivStrided = 0, counted = 0, every = 0, polled = 0;
-  unsigned adaptiveProbes = 0;  // probe sites expanded here (helper calls), not markers
+  unsigned adaptiveProbes = 0;  // probe sites expanded here (quanta_clock_gap calls), not markers
 };
 
 // Nearest power of two (in log scale): flooring alone would probe up to twice as often as

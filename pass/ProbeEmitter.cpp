@@ -67,7 +67,7 @@ Value* ProbeEmitter::loadFlagPointer(IRBuilder<>& B) {
 
 // ptr __quanta_flag_reload(): the slow path, then the flag pointer from a second
 // out-of-line function. Read in the same function as the call, the thread-local's address
-// could be one computed before the switch (the reasoning of __quanta_clock_gap_resumed).
+// could be one computed before the switch (the runtime's probe_abi.cc reasons the same).
 Value* ProbeEmitter::flagSlowReload(IRBuilder<>& B) {
   if (!flagReload_) {
     Type* ptrTy = B.getPtrTy();

@@ -13,6 +13,9 @@
  *    a data race with the monitor's store.
  *  - quanta_probe_slow(): out-of-line slow path. Yields if preemption is enabled, else
  *    records a pending preemption that the matching quanta_preempt_enable() honours.
+ *  - quanta_clock_gap() (quanta/clock_gap.h): what the pass's adaptive loop probes call
+ *    when their countdown runs out; it yields through quanta_probe_slow() and returns the
+ *    loop's next gap.
  *
  * Both variables use the initial-exec TLS model so a probe is one %fs-relative load.
  */
@@ -20,6 +23,8 @@
 #define QUANTA_PROBE_H
 
 #include <stdint.h>
+
+#include "quanta/clock_gap.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,7 +1,10 @@
-// The probe ABI's out-of-line half: what happens when a probe fires, explicit yields, and
-// the preempt-disable counter. The inline half is in include/quanta/probe.h.
+// The probe ABI's out-of-line half: what happens when a probe fires, the clock half of the
+// pass's adaptive loop probes, explicit yields, and the preempt-disable counter. The inline
+// half is in include/quanta/probe.h.
 #include "core/task.h"
+#include "preempt/clock_gap.h"
 #include "preempt/preempt_state.h"
+#include "quanta/clock_gap.h"
 #include "quanta/probe.h"
 
 namespace {
@@ -63,6 +66,39 @@ void check_clock_at_flag_probes() {
   quanta_flag_word = &kAlwaysSetFlag;
 }
 
+// The adaptive clock probe (include/quanta/clock_gap.h); its rules are in clock_gap.cc.
+namespace {
+
+// A clock read that waits for every older instruction to finish (rdtscp does; rdtsc may
+// run ahead of older loads still in flight).
+uint64_t read_tsc_drained() {
+  uint32_t lo, hi, aux;
+  __asm__ __volatile__("rdtscp" : "=a"(lo), "=d"(hi), "=c"(aux));
+  return ((uint64_t)hi << 32) | lo;
+}
+
+// The probe after its yield. Out of line, and the deadline read through the asm of probe.h:
+// the task may resume on another thread, and a thread-local address computed before the
+// switch must not be reused. `measured_at` is the probe's clock read, `deadline` the one it
+// yielded at.
+__attribute__((noinline)) uint64_t clock_gap_resumed(uint64_t* site, uint64_t measured_at, uint64_t deadline,
+                                                     uint64_t static_gap, uint64_t max_gap, uint64_t overshoot,
+                                                     uint64_t max_cycles) {
+  const uint64_t now = quanta_read_tsc();
+  const uint64_t next_deadline = quanta_this_thread_deadline_tsc();
+  site[QUANTA_GAP_AIM] =
+      next_gap_aim(site[QUANTA_GAP_AIM], quanta_task_last_stop_tsc(), deadline, measured_at, max_cycles);
+  const GapPlanInput in{measured_at,
+                        resumed_gap_start_tsc(now, site[QUANTA_GAP_LEAD]),
+                        gap_yield_at_tsc(next_deadline, site[QUANTA_GAP_AIM]),
+                        static_gap,
+                        max_gap,
+                        overshoot,
+                        max_cycles};
+  return plan_clock_gap(site, in);
+}
+
+}  // namespace
 }  // namespace quanta
 
 extern "C" {
@@ -136,6 +172,22 @@ void quanta_preempt_enable(void) {
     return;
   }
   quanta_deadline_tsc = state.deadline_tsc;
+}
+
+// The clock half of an adaptive loop probe, once per gap: yield if the site's yield time
+// has passed, then plan the next gap (clock_gap.h has the rules, in this order).
+uint64_t quanta_clock_gap(uint64_t* site, uint64_t static_gap, uint64_t max_gap, uint64_t overshoot,
+                          uint64_t max_cycles) {
+  using namespace quanta;
+  const uint64_t lead = site[QUANTA_GAP_LEAD];
+  const uint64_t now = serial_gap_site(lead) ? read_tsc_drained() : quanta_read_tsc();
+  const uint64_t deadline = quanta_this_thread_deadline_tsc();
+  const uint64_t yield_at = gap_yield_at_tsc(deadline, site[QUANTA_GAP_AIM]);
+  if (now < yield_at) return plan_clock_gap(site, {now, now, yield_at, static_gap, max_gap, overshoot, max_cycles});
+  // The yield waits for the older work anyway, so waiting for it here costs nothing.
+  site[QUANTA_GAP_LEAD] = next_gap_lead(lead, now, read_tsc_drained(), max_cycles);
+  quanta_probe_slow();
+  return clock_gap_resumed(site, now, deadline, static_gap, max_gap, overshoot, max_cycles);
 }
 
 }  // extern "C"

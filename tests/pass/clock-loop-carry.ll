@@ -32,7 +32,7 @@
 ; CHECK: [[CARRIED]] = sub i64 %quanta.probe.at, %j
 ; CHECK-NOT: quanta.entry.cost
 ; CHECK: quanta.probe:
-; CHECK-NEXT: %quanta.gap.next = call i64 @__quanta_clock_gap(ptr %quanta.gap, i64 64, i64 4096, i64 0)
+; CHECK-NEXT: %quanta.gap.next = call i64 @quanta_clock_gap(ptr %quanta.gap, i64 64, i64 4096, i64 0, i64 8192)
 
 ; CHECK-LABEL: define i64 @fourwords(
 ; CHECK: outer:

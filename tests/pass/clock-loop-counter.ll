@@ -6,8 +6,9 @@
 ; -quanta-adaptive=0, and flag mode's rule). The check sits on the back-edge, after the
 ; loop's own exit test.
 ; RUN: %opt -passes=quanta-clock -quanta-bound=600 -quanta-adaptive=0 -S %s | FileCheck %s
-; With adaptation the refill is the helper's next gap in cost units (600 until the loop's
-; speed is known, at most 64 * 600), told how far below zero the budget went.
+; With adaptation the refill is quanta_clock_gap()'s next gap in cost units (600 until the loop's
+; speed is known, at most 64 * 600, at most 8192 cycles), told how far below zero the
+; budget went.
 ; RUN: %opt -passes=quanta-clock -quanta-bound=600 -S %s | FileCheck %s --check-prefix=ADAPT
 
 %node = type { ptr, i64 }
@@ -34,7 +35,7 @@
 ; ADAPT-NEXT: br i1 %quanta.fire, label %[[PROBE:.*]], label %[[CONT:.*]], !prof
 ; ADAPT: [[PROBE]]:
 ; ADAPT-NEXT: [[OVER:%.*]] = sub i64 0, [[LEFT]]
-; ADAPT-NEXT: %quanta.gap.next = call i64 @__quanta_clock_gap(ptr %quanta.gap, i64 600, i64 38400, i64 [[OVER]])
+; ADAPT-NEXT: %quanta.gap.next = call i64 @quanta_clock_gap(ptr %quanta.gap, i64 600, i64 38400, i64 [[OVER]], i64 8192)
 ; ADAPT: [[CONT]]:
 ; ADAPT-NEXT: [[NEXT]] = phi i64 [ %quanta.gap.next, %[[PROBE]] ], [ [[LEFT]], %[[EDGE]] ]
 define i64 @chase(ptr %p) {

@@ -2,12 +2,12 @@
 ; compare with the probe: the latch tests i.next == limit, limit being whichever of n and
 ; probe.at the IV reaches first, so the hot path is the plain loop's compare and branch.
 ; Only when the limit is hit does quanta.hit tell the end (leave; in a nest it would save
-; how far the probe is for the next entry, clock-loop-carry.ll) from a probe (ask the helper for the next gap, move probe.at and
+; how far the probe is for the next entry, clock-loop-carry.ll) from a probe (ask quanta_clock_gap() for the next gap, move probe.at and
 ; recompute the limit). Body cost 6, B = 600: static stride 128 iterations (the first gap,
 ; and the first distance), at most 64 * 128.
 ; RUN: %opt -passes=quanta-clock -quanta-bound=600 -S %s | FileCheck %s
 ; Flag mode shares the compare the same way, with its fixed stride (stride 1000: 128 iterations)
-; and a flag probe in place of the helper.
+; and a flag probe in place of the call.
 ; RUN: %opt -passes=quanta-flag -S %s | FileCheck %s --check-prefix=FLAG
 ; Without the merge the probe keeps its own compare next to the exit's.
 ; RUN: %opt -passes=quanta-clock -quanta-bound=600 -quanta-merge-exit=0 -S %s | FileCheck %s --check-prefix=APART
@@ -29,7 +29,7 @@
 ; CHECK: %quanta.end = icmp eq i64 %quanta.iv, %n
 ; CHECK-NEXT: br i1 %quanta.end, label %done.loopexit, label %quanta.probe
 ; CHECK: quanta.probe:
-; CHECK-NEXT: %quanta.gap.next = call i64 @__quanta_clock_gap(ptr %quanta.gap, i64 128, i64 8192, i64 0)
+; CHECK-NEXT: %quanta.gap.next = call i64 @quanta_clock_gap(ptr %quanta.gap, i64 128, i64 8192, i64 0, i64 8192)
 ; CHECK: %quanta.probe.next = add i64 %quanta.iv,
 ; CHECK: [[NEXTLIM]] = select i1 %{{.*}}, i64 %n, i64 %quanta.probe.next
 ; CHECK-NEXT: br label %loop

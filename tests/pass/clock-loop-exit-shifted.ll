@@ -12,7 +12,7 @@
 ; that far. Before, the probe had a compare of its own on the IV's next value: +3
 ; instructions a byte in word_count (two IVs kept).
 ; RUN: %opt -passes=quanta-clock -quanta-bound=600 -S %s | FileCheck %s
-; On x86 the helper's site address is computed at its call by an asm with side effects,
+; On x86 the site's address is computed at the quanta_clock_gap() call by an asm with side effects,
 ; which machine LICM cannot hoist into a register held across the loop.
 ; RUN: %opt -mtriple=x86_64-unknown-linux-gnu -passes=quanta-clock -quanta-bound=600 -S %s | FileCheck %s --check-prefix=X86
 
@@ -41,7 +41,7 @@
 ; CHECK-NEXT: %quanta.end = icmp sge i64 %quanta.iv, %last
 ; CHECK-NEXT: br i1 %quanta.end, label %done.loopexit, label %quanta.probe
 ; CHECK: quanta.probe:
-; CHECK-NEXT: %quanta.gap.next = call i64 @__quanta_clock_gap(ptr %quanta.gap, i64 64, i64 4096, i64 0)
+; CHECK-NEXT: %quanta.gap.next = call i64 @quanta_clock_gap(ptr %quanta.gap, i64 64, i64 4096, i64 0, i64 8192)
 ; CHECK: %quanta.probe.next = add i64 %quanta.iv,
 ; CHECK-NEXT: call i64 @llvm.smin.i64(i64 %last, i64 %quanta.probe.next)
 ; CHECK-NEXT: br label %word
@@ -62,7 +62,7 @@
 ; X86-LABEL: define i64 @words(
 ; X86: quanta.probe:
 ; X86-NEXT: %quanta.site = call ptr asm sideeffect "leaq $1, $0", "=r,*m"(ptr elementtype([6 x i64]) %quanta.gap)
-; X86-NEXT: %quanta.gap.next = call i64 @__quanta_clock_gap(ptr %quanta.site, i64 64, i64 4096, i64 0)
+; X86-NEXT: %quanta.gap.next = call i64 @quanta_clock_gap(ptr %quanta.site, i64 64, i64 4096, i64 0, i64 8192)
 
 declare void @note(i64)
 

@@ -7,7 +7,7 @@
 ; RUN: %opt -passes=quanta-clock -quanta-bound=600 -quanta-adaptive=0 -S %s | FileCheck %s
 ; With adaptation (the clock default) the IV is compared with probe.at, which starts 128
 ; iterations (512 bytes) ahead of the start and which every probe moves `gap` steps ahead
-; of the IV; the gap comes from the helper, at most 64 * 128 iterations. The distance left
+; of the IV; the gap comes from quanta_clock_gap(), at most 64 * 128 iterations. The distance left
 ; lives in a register: at the top level each call starts a whole stride (512 bytes), and
 ; nothing is kept after the exit (clock-loop-carry.ll has the nested case, where it is).
 ; RUN: %opt -passes=quanta-clock -quanta-bound=600 -S %s | FileCheck %s --check-prefix=ADAPT
@@ -30,7 +30,7 @@
 ; ADAPT: %quanta.fire = icmp eq i64 %off.next, %quanta.probe.at
 ; ADAPT-NEXT: br i1 %quanta.fire, label %[[PROBE:.*]], label %[[TAIL]], !prof
 ; ADAPT: [[PROBE]]:
-; ADAPT-NEXT: %quanta.gap.next = call i64 @__quanta_clock_gap(ptr %quanta.gap, i64 128, i64 8192, i64 0)
+; ADAPT-NEXT: %quanta.gap.next = call i64 @quanta_clock_gap(ptr %quanta.gap, i64 128, i64 8192, i64 0, i64 8192)
 ; ADAPT-NEXT: [[AHEAD:%.*]] = mul i64 %quanta.gap.next, 4
 ; ADAPT-NEXT: %quanta.probe.next = add i64 %off.next, [[AHEAD]]
 ; ADAPT: [[TAIL]]:

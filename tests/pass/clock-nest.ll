@@ -14,7 +14,7 @@
 ; CHECK-NEXT: %quanta.budget{{.*}} = phi i64 [ 600, %entry ]
 ; CHECK: sub i64 %quanta.budget{{.*}}, 26
 ; CHECK-NEXT: %quanta.fire{{.*}} = icmp slt i64 %{{.*}}, 0
-; CHECK: call i64 @__quanta_clock_gap(
+; CHECK: call i64 @quanta_clock_gap(
 ; CHECK: %quanta.short = icmp ult i64
 ; CHECK-NEXT: br i1 %quanta.short
 ; CHECK: inner.quanta.ph.quanta.fast:

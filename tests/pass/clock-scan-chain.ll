@@ -21,8 +21,8 @@
 ; CHECK: word:
 ; CHECK-NEXT: %quanta.limit{{[0-9]+}} = phi
 ; CHECK-NEXT: %quanta.probe.at{{[0-9]+}} = phi i64 [ %quanta.probe.at, %word.preheader ],
-; CHECK: call i64 @__quanta_clock_gap(ptr %[[SITE:quanta.gap]], i64 64, i64 4096, i64 0)
-; CHECK: call i64 @__quanta_clock_gap(ptr %[[SITE]], i64 64, i64 4096, i64 0)
+; CHECK: call i64 @quanta_clock_gap(ptr %[[SITE:quanta.gap]], i64 64, i64 4096, i64 0, i64 8192)
+; CHECK: call i64 @quanta_clock_gap(ptr %[[SITE]], i64 64, i64 4096, i64 0, i64 8192)
 ; APART-LABEL: define i64 @tokens(
 ; APART: %quanta.left{{[0-9]+}}.0 = phi i64 [ 64, %entry ],
 ; APART: %quanta.left.0 = phi i64 [ 64, %entry ],
@@ -37,14 +37,14 @@
 ; CHECK-NOT: %quanta.left{{[0-9]+}}
 ; CHECK: sep.latch:
 ; CHECK: %quanta.fire = icmp eq i64 %k, %quanta.probe.at
-; CHECK: %quanta.gap.next = call i64 @__quanta_clock_gap(ptr %[[SITE2:quanta.gap]], i64 64, i64 4096, i64 0)
+; CHECK: %quanta.gap.next = call i64 @quanta_clock_gap(ptr %[[SITE2:quanta.gap]], i64 64, i64 4096, i64 0, i64 8192)
 ; CHECK: %quanta.probe.next = add i64 %k,
 ; CHECK: word.preheader:
 ; CHECK-NOT: add i64 %k.lcssa, %quanta.left
 ; CHECK: %quanta.limit.next = call i64 @llvm.smin.i64(i64 %last, i64 %quanta.probe.at)
 ; CHECK: %quanta.at.limit = icmp sge i64 %j, %quanta.limit
 ; CHECK: quanta.probe:
-; CHECK-NEXT: call i64 @__quanta_clock_gap(ptr %[[SITE2]], i64 64, i64 4096, i64 0)
+; CHECK-NEXT: call i64 @quanta_clock_gap(ptr %[[SITE2]], i64 64, i64 4096, i64 0, i64 8192)
 ; APART-LABEL: define i64 @words(
 ; APART: %quanta.left{{[0-9]+}}.0 = phi i64 [ 63, %entry ],
 ; APART: %quanta.left.0 = phi i64 [ 64, %entry ],

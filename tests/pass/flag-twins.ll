@@ -31,12 +31,12 @@
 
 ; The twins: internal, in quanta_text, clock probes only; @leaf's twin is called, the
 ; pointer call is left alone.
-; (the loop's clock probe is the adaptive one, a call to the module's gap helper, which
-; reads the clock and quanta_deadline_tsc)
+; (the loop's clock probe is the adaptive one, a call to the runtime's quanta_clock_gap(),
+; which reads the clock and quanta_deadline_tsc)
 ; CHECK-LABEL: define internal i64 @leaf.quanta_clock(
 ; CHECK-SAME: section "quanta_text"
 ; CHECK-NOT: quanta_flag
-; CHECK: call i64 @__quanta_clock_gap(
+; CHECK: call i64 @quanta_clock_gap(
 ; CHECK-NOT: quanta_flag
 ; CHECK: ret i64
 ; CHECK-LABEL: define internal i64 @handler.quanta_clock(

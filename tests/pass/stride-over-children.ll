@@ -16,7 +16,7 @@
 ; CLOCK-NOT: sub i64 %quanta.budget
 ; CLOCK: while.body:
 ; CLOCK: sub i64 %quanta.budget{{.*}}, 8
-; CLOCK: call i64 @__quanta_clock_gap(
+; CLOCK: call i64 @quanta_clock_gap(
 ; CLOCK: while.end:
 ; CLOCK-NOT: %quanta.budget{{.*}} = sub
 ; CLOCK: %quanta.at.limit = icmp eq i64 %inc, %quanta.limit

@@ -6,7 +6,7 @@
 // CHECK: vector.body:
 // CHECK: <{{[0-9]+}} x i32>
 // CHECK: %quanta.at.limit{{[0-9]*}} = icmp eq i64 %index.next, %quanta.limit{{[0-9]*}}
-// CHECK: call i64 @__quanta_clock_gap(
+// CHECK: call i64 @quanta_clock_gap(
 void saxpy(int* restrict y, const int* restrict x, int a, long n) {
   for (long i = 0; i < n; i++) y[i] += a * x[i];
 }

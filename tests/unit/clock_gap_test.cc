@@ -1,0 +1,226 @@
+// The adaptive clock probe's rules (src/preempt/clock_gap.h) on chosen clock values, and
+// quanta_clock_gap() itself outside and inside a task, where only counts and caps are
+// checked (its clock reads are real).
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "preempt/clock_gap.h"
+#include "quanta/clock_gap.h"
+#include "quanta/fn.h"
+#include "quanta/probe.h"
+
+namespace {
+
+using quanta::GapPlanInput;
+using quanta::plan_clock_gap;
+
+constexpr uint64_t kCap = 8192;  // the pass's default -quanta-probe-max-cycles
+
+// A site as the pass sets it up at function entry, with a first gap of `gap`.
+struct Site {
+  uint64_t w[QUANTA_GAP_WORDS];
+  explicit Site(uint64_t gap) {
+    for (uint64_t& x : w) x = 0xdead;  // the pass leaves PREV_CYCLES unset
+    w[QUANTA_GAP_START] = 0;
+    w[QUANTA_GAP_LENGTH] = gap;
+    w[QUANTA_GAP_PREV_UNITS] = 0;
+    w[QUANTA_GAP_LEAD] = 0;
+    w[QUANTA_GAP_AIM] = 0;
+  }
+};
+
+// A probe at `now` with no yield in between: the gap starts where it is measured.
+GapPlanInput at(uint64_t now, uint64_t yield_at, uint64_t static_gap = 100, uint64_t max_gap = 6400,
+                uint64_t overshoot = 0, uint64_t max_cycles = kCap) {
+  return {now, now, yield_at, static_gap, max_gap, overshoot, max_cycles};
+}
+
+// A site whose last gap of `units` started at `start`.
+Site measuring(uint64_t start, uint64_t units) {
+  Site s(units);
+  s.w[QUANTA_GAP_START] = start;
+  return s;
+}
+
+TEST(ClockGap, UnknownRateUsesTheStaticGap) {
+  Site s(100);
+  EXPECT_EQ(plan_clock_gap(s.w, at(50'000, 1'000'000, 100)), 100u);
+  EXPECT_EQ(s.w[QUANTA_GAP_START], 50'000u);  // the next gap is measured from here
+  EXPECT_EQ(s.w[QUANTA_GAP_LENGTH], 100u);
+  EXPECT_EQ(s.w[QUANTA_GAP_PREV_UNITS], 0u);  // nothing measured yet
+}
+
+TEST(ClockGap, AClockThatDidNotMoveOnOrAnEmptyGapIsAnUnknownRate) {
+  Site back = measuring(60'000, 100);
+  EXPECT_EQ(plan_clock_gap(back.w, at(50'000, 1'000'000, 7)), 7u);  // another CPU's clock, say
+  EXPECT_EQ(back.w[QUANTA_GAP_PREV_UNITS], 0u);
+  Site same = measuring(50'000, 100);
+  EXPECT_EQ(plan_clock_gap(same.w, at(50'000, 1'000'000, 7)), 7u);
+  Site empty = measuring(40'000, 0);
+  EXPECT_EQ(plan_clock_gap(empty.w, at(50'000, 1'000'000, 7)), 7u);
+}
+
+TEST(ClockGap, MeasuredRateEndsTheGapJustAfterTheYieldTime) {
+  // 100 units in 1000 cycles; 400 cycles left: 400 * 100 / 1000 + 1 = 41 units.
+  Site s = measuring(10'000, 100);
+  EXPECT_EQ(plan_clock_gap(s.w, at(11'000, 11'400)), 41u);
+  EXPECT_EQ(s.w[QUANTA_GAP_START], 11'000u);
+  EXPECT_EQ(s.w[QUANTA_GAP_LENGTH], 41u);
+  EXPECT_EQ(s.w[QUANTA_GAP_PREV_CYCLES], 1000u);
+  EXPECT_EQ(s.w[QUANTA_GAP_PREV_UNITS], 100u);
+}
+
+TEST(ClockGap, OvershootCountsAsUnitsTheGapRan) {
+  // A budget that went 50 below zero ran 150 units: 400 * 150 / 1000 + 1 = 61.
+  Site s = measuring(10'000, 100);
+  EXPECT_EQ(plan_clock_gap(s.w, at(11'000, 11'400, 100, 6400, 50)), 61u);
+  EXPECT_EQ(s.w[QUANTA_GAP_PREV_UNITS], 150u);
+}
+
+TEST(ClockGap, DeadlinePassedGivesTheShortestGap) {
+  Site s = measuring(10'000, 100);
+  EXPECT_EQ(plan_clock_gap(s.w, at(11'000, 10'500)), 1u);
+  Site t = measuring(10'000, 100);
+  EXPECT_EQ(plan_clock_gap(t.w, at(11'000, 11'000)), 1u);
+}
+
+TEST(ClockGap, GrowthIsCappedAtFourTimesTheLastGapAndAtTheMaxGap) {
+  // Far from the deadline: the cycle cap would allow 8192 * 100 / 1000 + 1 = 820 units.
+  Site s = measuring(10'000, 100);
+  EXPECT_EQ(plan_clock_gap(s.w, at(11'000, 1'000'000)), 400u);
+  Site t = measuring(10'000, 100);
+  EXPECT_EQ(plan_clock_gap(t.w, at(11'000, 1'000'000, 100, 300)), 300u);
+}
+
+TEST(ClockGap, CycleCapLimitsTheGapFarFromTheDeadline) {
+  // 1000 cycles at most: 1000 * 100 / 1000 + 1 = 101 units.
+  Site s = measuring(10'000, 100);
+  EXPECT_EQ(plan_clock_gap(s.w, at(11'000, 1'000'000, 100, 6400, 0, 1000)), 101u);
+}
+
+TEST(ClockGap, PlansWithTheGapBeforeWhenItWasClearlySlower) {
+  // The gap before: 100 units in 2000 cycles, more than 1.5x slower than the last one's
+  // 100 in 1000. 4000 cycles left: 4000 * 100 / 2000 + 1 = 201 (not 401).
+  Site s = measuring(10'000, 100);
+  s.w[QUANTA_GAP_PREV_CYCLES] = 2000;
+  s.w[QUANTA_GAP_PREV_UNITS] = 100;
+  EXPECT_EQ(plan_clock_gap(s.w, at(11'000, 15'000)), 201u);
+  // The last gap is remembered as it ran, whichever speed planned.
+  EXPECT_EQ(s.w[QUANTA_GAP_PREV_CYCLES], 1000u);
+  EXPECT_EQ(s.w[QUANTA_GAP_PREV_UNITS], 100u);
+}
+
+TEST(ClockGap, IgnoresAGapBeforeThatWasOnlySlightlySlower) {
+  // 1400 cycles for 100 units is 1.4x slower: jitter, the last gap plans.
+  Site s = measuring(10'000, 100);
+  s.w[QUANTA_GAP_PREV_CYCLES] = 1400;
+  s.w[QUANTA_GAP_PREV_UNITS] = 100;
+  EXPECT_EQ(plan_clock_gap(s.w, at(11'000, 15'000)), 400u);  // 401, capped at 4x
+}
+
+TEST(ClockGap, HugeMeasurementsAreClampedBeforeTheyMultiply) {
+  // 2^40 units over 2^40 cycles: units clamp to 2^31, cycles to 2^30, and a cap above 32
+  // bits counts as 2^32 - 1, so (2^32 - 1) * 2^31 / 2^30 + 1 = 2^33 - 1 (under 4 * 2^31).
+  const uint64_t huge = uint64_t(1) << 40;
+  Site s = measuring(1, huge);
+  EXPECT_EQ(plan_clock_gap(s.w, at(1 + huge, UINT64_MAX, 100, UINT64_MAX, 0, UINT64_MAX)),
+            (uint64_t(1) << 33) - 1);
+  EXPECT_EQ(s.w[QUANTA_GAP_PREV_CYCLES], uint64_t(1) << 30);
+  EXPECT_EQ(s.w[QUANTA_GAP_PREV_UNITS], uint64_t(1) << 31);
+  EXPECT_EQ(quanta::gap_cycle_cap(UINT64_MAX), (uint64_t(1) << 32) - 1);
+  EXPECT_EQ(quanta::gap_cycle_cap(kCap), kCap);
+}
+
+TEST(ClockGap, YieldTimeIsTheDeadlineMinusTheAim) {
+  EXPECT_EQ(quanta::gap_yield_at_tsc(10'000, 300), 9'700u);
+  EXPECT_EQ(quanta::gap_yield_at_tsc(200, 300), 0u);
+  EXPECT_EQ(quanta::gap_yield_at_tsc(UINT64_MAX, 0), UINT64_MAX);  // outside a task: never
+}
+
+TEST(ClockGap, LeadIsAveragedAndCappedUntilTwoSerialMeasurementsInARow) {
+  using quanta::next_gap_lead;
+  EXPECT_EQ(next_gap_lead(100, 5'000, 5'300, kCap), 200u);   // (100 + 300) / 2
+  EXPECT_EQ(next_gap_lead(100, 5'000, 4'000, kCap), 50u);    // a drained read before: 0
+  // One long measurement (an interrupt between the reads, say) stops at the threshold ...
+  EXPECT_EQ(next_gap_lead(0, 5'000, 8'000, kCap), quanta::kSerialLeadCycles);
+  EXPECT_FALSE(quanta::serial_gap_site(quanta::kSerialLeadCycles));
+  // ... a second one in a row makes the site serial ...
+  const uint64_t serial = next_gap_lead(quanta::kSerialLeadCycles, 5'000, 8'000, kCap);
+  EXPECT_EQ(serial, (1024u + 3000u) / 2);
+  EXPECT_TRUE(quanta::serial_gap_site(serial));
+  // ... which then keeps its lead (its drained reads would measure none).
+  EXPECT_EQ(next_gap_lead(serial, 5'000, 5'000, kCap), serial);
+  // A measurement counts at most the cycle cap.
+  EXPECT_EQ(next_gap_lead(quanta::kSerialLeadCycles, 5'000, 1'000'000, kCap), (1024u + kCap) / 2);
+}
+
+TEST(ClockGap, ResumedGapStartsALeadEarlierExceptOnASerialSite) {
+  EXPECT_EQ(quanta::resumed_gap_start_tsc(10'000, 300), 9'700u);
+  EXPECT_EQ(quanta::resumed_gap_start_tsc(200, 300), 0u);
+  EXPECT_EQ(quanta::resumed_gap_start_tsc(10'000, 2'000), 10'000u);
+}
+
+TEST(ClockGap, AimMovesByAnEighthOfHowLateTheQuantumEnded) {
+  using quanta::next_gap_aim;
+  const uint64_t deadline = 100'000, probe = 99'000;
+  EXPECT_EQ(next_gap_aim(0, deadline + 800, deadline, probe, kCap), 100u);    // late
+  EXPECT_EQ(next_gap_aim(200, deadline - 800, deadline, probe + 1, kCap), 100u);  // early
+  EXPECT_EQ(next_gap_aim(50, deadline - 800, deadline, probe + 1, kCap), 0u);  // never below 0
+  EXPECT_EQ(next_gap_aim(kCap - 10, deadline + 8'000, deadline, probe, kCap), kCap);  // nor above the cap
+}
+
+TEST(ClockGap, AimIgnoresStampsThatDoNotMeasureTheSite) {
+  using quanta::next_gap_aim;
+  const uint64_t deadline = 100'000, probe = 99'000;
+  // Later than the cap: a long preempt-disabled region, or a signal's forced yield.
+  EXPECT_EQ(next_gap_aim(300, deadline + kCap, deadline, probe, kCap), 300u);
+  EXPECT_EQ(next_gap_aim(300, deadline + kCap - 1, deadline, probe, kCap), 300u + (kCap - 1) / 8);
+  EXPECT_EQ(next_gap_aim(300, 1'000'000'000, 0, 999'000'000, kCap), 300u);  // a signal's deadline 0
+  // A stamp from before the probe is an older stop: no yield happened.
+  EXPECT_EQ(next_gap_aim(300, probe - 1, deadline, probe, kCap), 300u);
+}
+
+TEST(ClockGap, OutsideATaskNeverYieldsAndGrowsToTheCaps) {
+  Site s(10);
+  EXPECT_EQ(quanta_clock_gap(s.w, 10, 25, 0, kCap), 10u);  // speed unknown
+  EXPECT_NE(s.w[QUANTA_GAP_START], 0u);
+  // The deadline is "never", so the whole cycle cap is left: with it at 2^32 - 1 and the
+  // measured cycles at most 2^30, the gap is at least 40 units by the clock, whatever the
+  // clock says, so the caps decide: 4 x 10, then max_gap 25.
+  EXPECT_EQ(quanta_clock_gap(s.w, 10, 25, 0, UINT64_MAX), 25u);
+  EXPECT_EQ(s.w[QUANTA_GAP_AIM], 0u);  // no yield, nothing learnt
+}
+
+struct GapTask {
+  Site site{10};
+  std::vector<uint64_t> gaps;
+};
+
+// Five probes of one site; launched past its deadline, each yields.
+void probe_five_times(void* raw) {
+  auto& t = *static_cast<GapTask*>(raw);
+  for (int i = 0; i < 5; ++i) t.gaps.push_back(quanta_clock_gap(t.site.w, 10, 640, 0, kCap));
+}
+
+TEST(ClockGap, PastTheDeadlineEveryCallYieldsAndTheGapStaysInRange) {
+  GapTask t;
+  quanta_fn* f = quanta_fn_launch(&probe_five_times, &t, 1, 0);
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(quanta_fn_yields(f), 1u);
+  while (!quanta_fn_resume(f, 1)) {
+  }
+  EXPECT_EQ(quanta_fn_yields(f), 5u);
+  ASSERT_EQ(t.gaps.size(), 5u);
+  EXPECT_EQ(t.gaps[0], 10u);  // the first gap's speed is unknown
+  for (uint64_t g : t.gaps) {
+    EXPECT_GE(g, 1u);
+    EXPECT_LE(g, 640u);
+  }
+  EXPECT_LE(t.site.w[QUANTA_GAP_AIM], kCap);
+  EXPECT_LE(t.site.w[QUANTA_GAP_LEAD], kCap);
+  quanta_fn_destroy(f);
+}
+
+}  // namespace
