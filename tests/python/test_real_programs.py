@@ -27,6 +27,7 @@ def run(*args, timeout=600):
     (["--pairs", "3x"], "--pairs: expected a whole number from 1 to 200, got '3x'"),
     (["--quantum-us", "-2"], "--quantum-us: expected microseconds in [0.1, 1000], got '-2'"),
     (["--no-such-option"], "unrecognized arguments: --no-such-option"),
+    (["--rebuild", "--no-build"], "--rebuild and --no-build contradict each other"),
 ])
 def test_bad_arguments_exit_2_naming_the_option(args, message):
     proc = run(*args)
