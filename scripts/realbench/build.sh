@@ -131,7 +131,7 @@ build() {
     lua)
       cp -a "$src/." "$dir/tree" && cd "$dir/tree/src"
       # What debian/rules writes: the multiarch triplet luaconf.h includes.
-      echo "#define DEB_HOST_MULTIARCH \"$(gcc -print-multiarch)\"" > lua5.4-deb-multiarch.h
+      echo "#define DEB_HOST_MULTIARCH \"$(dpkg-architecture -qDEB_HOST_MULTIARCH)\"" > lua5.4-deb-multiarch.h
       # Debian's Makefile links through libtool into a shared liblua; its object list
       # and flags, linked statically.
       core="lapi lcode lctype ldebug ldo ldump lfunc lgc llex lmem lobject lopcodes lparser lstate lstring ltable ltm lundump lvm lzio lauxlib lbaselib lcorolib ldblib liolib lmathlib loadlib loslib lstrlib ltablib lutf8lib linit lua"
