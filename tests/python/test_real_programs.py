@@ -65,7 +65,7 @@ def fairymax_builds(tmp_path_factory):
     return out
 
 
-def test_quick_run_of_a_recursive_search_end_to_end(fairymax_builds):
+def test_quick_run_of_a_recursive_search_end_to_end(fairymax_builds, tmp_path):
     proc = run("--quick", "--programs", "fairymax", "--no-build", "--bin-dir", str(fairymax_builds))
     assert proc.returncode == 0, proc.stderr
     report = json.loads(proc.stdout)
@@ -88,6 +88,22 @@ def test_quick_run_of_a_recursive_search_end_to_end(fairymax_builds):
                                       "flag_max_overhead_pct", "clock_mean_mae_cycles", "p99_interval_over_quantum",
                                       "longest_gap_quanta"}
     assert all(v["result"] in ("met", "missed") for v in report["targets"].values())
+    # The docs' table is made from such a report.
+    saved = tmp_path / "report.json"
+    saved.write_text(proc.stdout)
+    table = run("--table", str(saved))
+    assert table.returncode == 0, table.stderr
+    rows = table.stdout.splitlines()
+    assert rows[2].startswith(f"| fairymax | {clock['static_probes']} / {flag['static_probes']} |")
+    assert rows[3].startswith("| **mean** (max) |")
+
+
+def test_table_of_something_else_is_refused(tmp_path):
+    bad = tmp_path / "not-a-report.json"
+    bad.write_text('{"programs": 3}')
+    proc = run("--table", str(bad))
+    assert proc.returncode == 2
+    assert f"--table: cannot read a report from '{bad}'" in proc.stderr
 
 
 def test_an_instrumented_build_with_other_output_fails_the_run(fairymax_builds, tmp_path):
