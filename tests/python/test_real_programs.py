@@ -121,3 +121,40 @@ def test_an_instrumented_build_with_other_output_fails_the_run(fairymax_builds, 
     report = json.loads(proc.stdout)
     assert report["programs"][0]["outputs_match_plain"] is False
     assert report["summary"]["outputs_match_plain"] is False
+
+
+@pytest.mark.parametrize("args, message", [
+    (["nosuch", "clock"], "build.sh: unknown program 'nosuch'"),
+    (["zlib", "turbo"], "build.sh: unknown mode 'turbo' (expected none clock flag clock-count)"),
+])
+def test_build_script_names_a_bad_argument(args, message):
+    proc = subprocess.run([str(ROOT / "scripts" / "realbench" / "build.sh"), *args, str(BUILD_DIR)],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2
+    assert message in proc.stderr
+
+
+def test_task_launcher_refuses_a_bad_quantum_and_runs_main_in_a_task(fairymax_builds, tmp_path):
+    binary = str(fairymax_builds / "fairymax-clock")
+    moves = "xboard\nnew\nsd 3\nst 10000\ngo\nquit\n"
+    for bad in ("abc", "0", "2us", ""):
+        proc = subprocess.run([binary], input=moves, capture_output=True, text=True, timeout=60,
+                              env=dict(os.environ, QUANTA_REALBENCH_QUANTUM_US=bad))
+        assert proc.returncode == 2, bad
+        assert f"bad QUANTA_REALBENCH_QUANTUM_US '{bad}'" in proc.stderr
+    # Without the variable main runs as usual; with it, in a task that yields; the program's
+    # output is the same either way.
+    report = tmp_path / "r.json"
+    plain = subprocess.run([binary], input=moves, capture_output=True, text=True, timeout=60,
+                           env=dict(os.environ, QUANTA_REALBENCH_OUT=str(report)))
+    assert plain.returncode == 0
+    first = json.loads(report.read_text())
+    assert first["static_probes"] > 0 and "timing" not in first
+    tasked = subprocess.run([binary], input=moves, capture_output=True, text=True, timeout=60,
+                            env=dict(os.environ, QUANTA_REALBENCH_OUT=str(report), QUANTA_REALBENCH_QUANTUM_US="1"))
+    assert tasked.returncode == 0
+    assert [l for l in tasked.stdout.splitlines() if l.startswith("move")] == \
+           [l for l in plain.stdout.splitlines() if l.startswith("move")]
+    timing = json.loads(report.read_text())["timing"]
+    assert timing["yields"] > 0
+    assert timing["clean"]["quanta"] <= timing["with_faults"]["quanta"] <= timing["yields"]
