@@ -26,7 +26,9 @@ Every build's output on the benchmark input must equal the plain build's (after 
 what a program prints about time); the exit status is 1 if one does not.
 
 usage: bench/real_programs.py [--quick] [--programs a,b] [--pairs N] [--out FILE] ...
-Prints JSON on stdout (or to --out). Builds what is missing first unless --no-build.
+       bench/real_programs.py --table REPORT.json     (the Markdown table of docs/pass.md)
+Prints JSON on stdout (or to --out). A missing build is made just before its program is
+measured (all of them with --rebuild), unless --no-build. docs/pass.md has the results.
 """
 import argparse
 import hashlib
