@@ -12,6 +12,7 @@ packages=(
   memcached libmemcached-tools nutcracker
   cmake ninja-build git make pkg-config
   dpkg-dev valgrind
+  tcl   # sqlite3's build makes its amalgamation with tclsh (scripts/realbench/)
   python3 python3-venv python3-pytest python3-numpy python3-matplotlib
 )
 
