@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds Debian's zlib (see fetch.sh) with quanta's compiler wrappers and runs zlib's own
+# Builds Debian's zlib (fetched by scripts/realbench/fetch.sh zlib) with quanta's compiler wrappers and runs zlib's own
 # tests (`make test`) on the result.
 #   scripts/zlib/build.sh clock|flag|none [quanta build dir, default build/]
 # Output: third_party_src/zlib/build-<mode>/libz.a (position-independent, for apps that are
@@ -12,9 +12,10 @@ case "$mode" in clock|flag|none) ;; *) echo "build.sh: unknown mode '$mode'" >&2
 for f in "$qbuild/bin/quanta-clang" "$qbuild/lib/libquanta-pass.so" "$qbuild/lib/libquanta.a"; do
   [ -e "$f" ] || { echo "build.sh: missing $f (build quanta first)" >&2; exit 2; }
 done
-src="$root/third_party_src/zlib/src"
-[ -f "$src/zlib.h" ] || "$root/scripts/zlib/fetch.sh"
+src="$root/third_party_src/realbench/zlib/src"
+[ -f "$src/zlib.h" ] || "$root/scripts/realbench/fetch.sh" zlib
 out="$root/third_party_src/zlib/build-$mode"
+mkdir -p "$(dirname "$out")"
 
 # zlib's configure builds in the source tree: each mode gets its own copy.
 rm -rf "$out" && cp -r "$src" "$out" && cd "$out"
