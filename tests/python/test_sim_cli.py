@@ -320,11 +320,6 @@ def test_bad_adaptive_quantum_specs_exit_2(spec, problem):
     assert proc.returncode == 2 and "--quantum-us" in proc.stderr and problem in proc.stderr, proc.stderr
 
 
-def test_run_says_adaptive_quanta_are_simulated_only():
-    proc = quanta("run", "--quantum-us", "adaptive:2:50", "--duration-s", "0.1")
-    assert proc.returncode == 2 and "simulator only so far" in proc.stderr, proc.stderr
-
-
 def test_a_rate_profile_moves_the_offered_rate():
     base = ["--workload", "fixed:1", "--workers", "1", "--load", "0.2", "--duration-s", "1", "--seed", "3"]
     flat = sim_json(*base)["requests"]["generated"]
