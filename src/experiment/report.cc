@@ -79,6 +79,7 @@ json run_to_json(const RunResult& r, const Workload& workload, const char* mode)
               {"load", c.rate_rps ? r.offered_rps * mean_service_us * 1e-6 / c.workers : c.load},
               {"rate_rps", r.offered_rps},
               {"rate_profile", c.rate_profile},
+              {"workload_shift", workload.shift_spec()},
               {"class_schedule", c.class_schedule},
               {"workers", c.workers},
               {"quantum_us", c.quantum_us},

@@ -16,6 +16,8 @@ struct RunConfig {
   std::optional<double> rate_rps;      // exact offered rate, overrides load
   // How the rate moves over the run, as multiples of the load or rate (io/rate_profile.h).
   std::string rate_profile = "constant";
+  // --workload-shift "SPEC@T_S,...": the service times change mid-run (Workload::shifting).
+  std::string workload_shift;
   // --class-schedule "lc,be:30/100[:cap]": LC/BE classes with runtime/period budgets (us)
   // per worker, by class index (policy/classed_policy.h; the simulator so far).
   std::string class_schedule;

@@ -75,6 +75,17 @@ def test_intervals_count_every_completion_once():
     assert all(r["p50_us"] <= r["p99_us"] <= r["p999_us"] for r in rows if r["completed"])
 
 
+def test_run_and_sim_draw_the_same_requests_across_a_workload_shift():
+    args = ["--workload", "fixed:1", "--workload-shift", "fixed:3@0.5", "--workers", "1", "--load", "0.1",
+            "--duration-s", "1", "--warmup-frac", "0", "--seed", "4"]
+    run = run_json("run", *args)
+    sim = run_json("sim", *args)
+    counts = {k: c["count"] for k, c in run["classes"].items()}
+    assert set(counts) == {"1", "3"}
+    assert counts == {k: c["count"] for k, c in sim["classes"].items()}
+    assert run["config"]["workload_shift"] == "fixed:3@0.5"
+
+
 @pytest.mark.parametrize("spec, problem", [("adaptive:50:3", "MIN must be below MAX"),
                                            ("adaptive:2:50:period_s=0", "period_s must be a number from"),
                                            ("adaptive:2:50:speed=3", "is not KEY=VALUE"),

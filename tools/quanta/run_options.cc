@@ -113,6 +113,14 @@ void add_rate_profile_option(CLI::App& cmd, std::string& profile) {
       ->default_str("constant");
 }
 
+void add_workload_shift_option(CLI::App& cmd, std::string& shifts) {
+  cmd.add_option("--workload-shift", shifts,
+                 "Service times that change mid-run: SPEC@T_S,... (from T_S seconds on, service times from SPEC, a "
+                 "--workload name or spec; times above 0, increasing). The rate stays --load's over --workload's mean "
+                 "(pair with --rate-profile steps to hold the load); classes are the union of the workloads'")
+      ->check(workload_shift_error);
+}
+
 void add_watchdog_options(CLI::App& cmd, RunConfig& c) {
   cmd.add_option("--overrun-report-quanta", c.overrun_report_quanta,
                  "Report a quantum that has gone on this many quanta without reaching a preemption point: worker, "
@@ -146,6 +154,7 @@ void add_run_options(CLI::App& cmd, RunOptions& o, bool simulated) {
   load->excludes(rate);
   rate->excludes(load);
   add_rate_profile_option(cmd, c.rate_profile);
+  add_workload_shift_option(cmd, c.workload_shift);
   cmd.add_option("--workers", c.workers,
                  "Worker cores (default: CPUs - 1, here " + std::to_string(max_workers()) + ")")
       ->check(CLI::Range(1u, 4096u));
