@@ -107,6 +107,10 @@ typedef struct quanta_runtime_options {
                                   (docs/runtime.md): "lc,be:30/100" = class 0 LC, class 1 BE with 30 us of
                                   every 100 us guaranteed while LC waits; ":cap" never past it, ":pN" a priority.
                                   Needs a two-level dispatch_policy (jsq-msq, jsq, random, po2) */
+  const char* adaptive_quantum; /* NULL (a fixed quantum), or "adaptive:MIN:MAX[:KEY=V,...]": LibPreemptible's
+                                  controller moves the runtime's quantum between MIN and MAX us once a period,
+                                  starting from quantum_us (clamped); keys as `quanta run --quantum-us`
+                                  (docs/runtime.md). quanta_runtime_set_quantum is then refused */
 } quanta_runtime_options;
 
 void quanta_runtime_options_init(quanta_runtime_options* options);
@@ -131,6 +135,31 @@ int quanta_runtime_submit_with_quantum(quanta_runtime* runtime, const void* payl
 /* Changes the runtime's quantum while it runs (any thread): requests without a quantum of
  * their own or of their class run in quanta of `quantum_us` from their next quantum on. */
 int quanta_runtime_set_quantum(quanta_runtime* runtime, double quantum_us);
+
+/* The runtime's quantum now, in us (the adaptive controller's latest, or the last one set). */
+int quanta_runtime_quantum(const quanta_runtime* runtime, double* quantum_us);
+
+/* One decision of the adaptive controller: what it saw over the period that ended at_s
+ * seconds into the run, and the quantum it chose. */
+enum {
+  QUANTA_RULE_HIGH_LOAD = 1,  /* load above `high`: down by k1 */
+  QUANTA_RULE_LONG_QUEUE = 2, /* more than `queue` requests waiting per worker: down by k2 */
+  QUANTA_RULE_HEAVY_TAIL = 4, /* the tail index fitted to p50 and p99 below `alpha`: down by k2 */
+  QUANTA_RULE_LOW_LOAD = 8,   /* load below `low`: up by k3 */
+};
+typedef struct quanta_quantum_decision {
+  double at_s;
+  double quantum_us;       /* from then on */
+  double load;             /* share of the workers' time spent running requests in the period */
+  double queue_per_worker; /* requests waiting per worker at its end */
+  double p50_us, p99_us;   /* sojourn of the requests that finished in it (0: none did) */
+  double tail_index;       /* fitted Pareto alpha; INFINITY when p99 <= p50 */
+  uint32_t rules;          /* QUANTA_RULE_* that fired */
+} quanta_quantum_decision;
+
+/* The adaptive controller's decisions of a stopped runtime, in order: copies up to `max`
+ * into `out` and returns how many there are in all (0 without adaptive_quantum). */
+int quanta_runtime_quantum_decisions(const quanta_runtime* runtime, quanta_quantum_decision* out, uint32_t max);
 
 /* Takes up to `max` completions (without an on_complete callback). Returns how many (0:
  * none yet) or an error. Their response bytes stay valid until this runtime's next poll,

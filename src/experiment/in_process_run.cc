@@ -47,6 +47,8 @@ RuntimeConfig runtime_config_of(const RunConfig& config, std::size_t class_count
   r.overrun_report_quanta = config.overrun_report_quanta;
   r.watchdog_ms = config.watchdog_ms;
   r.class_schedule = config.class_schedule;
+  r.adaptive_quantum = config.adaptive_quantum;
+  r.interval_s = config.interval_s;
   // Said as it happens: a run that then hangs has still told where.
   r.on_overrun = [](const OverrunReport& report) {
     std::fprintf(stderr, "quanta: watchdog: %s\n", describe_overrun(report).c_str());
@@ -128,6 +130,8 @@ double measure_mean_service_us(const Workload& workload, const quanta_app& app, 
   pilot.preempt = "none";
   pilot.dispatcher_works = false;
   pilot.oversubscribe = true;  // also on a machine with one CPU
+  pilot.adaptive_quantum.reset();
+  pilot.interval_s = 0;
   Runtime runtime(runtime_config_of(pilot, workload.classes().size()), app);
   PilotSource source(workload, app, requests, config.max_payload_bytes, config.max_response_bytes,
                      config.seed ^ 0x5eed);
@@ -149,6 +153,13 @@ MeanService mean_service_for(const RunConfig& config, const Workload& workload, 
 std::vector<Arrival> plan_run(const RunConfig& config, const Workload& workload, const quanta_app& app,
                               unsigned workers, RunResult& result) {
   result.config.workers = workers;
+  if (config.interval_s > 0 && config.duration_s / config.interval_s > 10'000) {
+    // As in the simulator: a time series a report can hold.
+    char text[128];
+    std::snprintf(text, sizeof text, "--interval-s: %g s makes over 10000 intervals of a %g s run; take a longer one",
+                  config.interval_s, config.duration_s);
+    throw std::invalid_argument(text);
+  }
   const MeanService mean = mean_service_for(config, workload, app);
   result.mean_service_us = mean.us;
   result.mean_service_source = mean.source;
@@ -188,6 +199,9 @@ RunResult run_in_process(const RunConfig& config, const Workload& workload, cons
   static_cast<RunCounters&>(result) = r;
   result.build_failures = generator.build_failures();
   result.elapsed_s = r.end_tsc > r.start_tsc ? cycles_to_ns(r.end_tsc - r.start_tsc) * 1e-9 : 0.0;
+  result.quantum_series = r.quantum_series;
+  result.late_periods = r.late_periods;
+  result.intervals = r.intervals;
   return result;
 }
 

@@ -109,6 +109,7 @@ json run_to_json(const RunResult& r, const Workload& workload, const char* mode)
               {"load", c.rate_rps ? r.offered_rps * mean_service_us * 1e-6 / c.workers : c.load},
               {"rate_rps", r.offered_rps},
               {"rate_profile", c.rate_profile},
+              {"workload_shift", workload.shift_spec()},
               {"class_schedule", c.class_schedule},
               {"workers", c.workers},
               {"quantum_us", c.quantum_us},
@@ -215,12 +216,12 @@ json run_to_json(const RunResult& r, const Workload& workload, const char* mode)
   if (!r.intervals.empty()) {
     json intervals = json::array();
     for (std::size_t i = 0; i < r.intervals.size(); ++i) {
-      const Histogram& h = r.intervals[i];
+      const IntervalStats& h = r.intervals[i];
       intervals.push_back({{"start_s", static_cast<double>(i) * c.interval_s},
-                           {"completed", h.count()},
-                           {"p50_us", h.count() ? h.value_at_percentile(50) / 1e3 : 0.0},
-                           {"p99_us", h.count() ? h.value_at_percentile(99) / 1e3 : 0.0},
-                           {"p999_us", h.count() ? h.value_at_percentile(99.9) / 1e3 : 0.0}});
+                           {"completed", h.completed},
+                           {"p50_us", h.p50_us},
+                           {"p99_us", h.p99_us},
+                           {"p999_us", h.p999_us}});
     }
     report["intervals"] = {{"interval_s", c.interval_s}, {"sojourn", intervals}};
   }
@@ -244,7 +245,12 @@ json run_to_json(const RunResult& r, const Workload& workload, const char* mode)
     report["adaptive_quantum"] = {{"min_us", a.min_us},       {"max_us", a.max_us}, {"period_s", a.period_s},
                                   {"high_load", a.high_load}, {"low_load", a.low_load}, {"k1_us", a.k1()},
                                   {"k2_us", a.k2()},          {"k3_us", a.k3()},   {"queue_threshold", a.queue_threshold},
-                                  {"heavy_tail_alpha", a.heavy_tail_alpha},        {"series", series}};
+                                  {"heavy_tail_alpha", a.heavy_tail_alpha},
+                                  // What `load` is: the service that arrived (the simulator
+                                  // knows it), or the workers' busy share (the runtime).
+                                  {"load_basis", std::string(mode) == "sim" ? "offered" : "busy"},
+                                  {"late_periods", r.late_periods},
+                                  {"series", series}};
   }
   return report;
 }

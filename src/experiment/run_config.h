@@ -16,14 +16,16 @@ struct RunConfig {
   std::optional<double> rate_rps;      // exact offered rate, overrides load
   // How the rate moves over the run, as multiples of the load or rate (io/rate_profile.h).
   std::string rate_profile = "constant";
+  // --workload-shift "SPEC@T_S,...": the service times change mid-run (Workload::shifting).
+  std::string workload_shift;
   // --class-schedule "lc,be:30/100[:cap]": LC/BE classes with runtime/period budgets (us)
   // per worker, by class index (policy/classed_policy.h; the simulator so far).
   std::string class_schedule;
-  double interval_s = 0;               // --interval-s: latency per interval of this length (0: none; sim)
+  double interval_s = 0;               // --interval-s: latency per interval of this length (0: none)
   unsigned workers = 0;                // 0: max_workers()
   double quantum_us = 2.0;             // with adaptive_quantum: the first quantum
-  // --quantum-us adaptive:MIN:MAX: LibPreemptible's controller moves the quantum (the
-  // simulator; the runtime refuses it so far).
+  // --quantum-us adaptive:MIN:MAX: LibPreemptible's controller moves the quantum (in the
+  // simulator, and in the runtime on a thread of its own: runtime/run_sampler.h).
   std::optional<AdaptiveQuantumParams> adaptive_quantum;
   std::string local_policy = "ps";
   std::string dispatch_policy = "jsq-msq";

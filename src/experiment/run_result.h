@@ -7,6 +7,7 @@
 
 #include "experiment/run_config.h"
 #include "stats/histogram.h"
+#include "stats/interval_stats.h"
 #include "stats/run_counters.h"
 
 namespace quanta {
@@ -24,14 +25,11 @@ struct RunResult : RunCounters {
   double mean_service_us = 0;
   std::string mean_service_source = "workload";
   // --quantum-us adaptive:MIN:MAX: each of the controller's decisions, in order.
-  struct QuantumDecision {
-    double at_s = 0;                  // simulated time of the decision
-    AdaptiveQuantumInputs inputs;     // what it saw over the period before
-    AdaptiveQuantumDecision decision;
-  };
+  using QuantumDecision = AdaptiveQuantumStep;
   std::vector<QuantumDecision> quantum_series;
-  // --interval-s: every request's sojourn (ns) by the interval it finished in, in order.
-  std::vector<Histogram> intervals;
+  uint64_t late_periods = 0;        // quanta run: period ends the controller woke up too late for
+  // --interval-s: every request's sojourn by the interval it finished in, in order.
+  std::vector<IntervalStats> intervals;
 };
 
 }  // namespace quanta

@@ -40,7 +40,7 @@ std::vector<Arrival> make_poisson_schedule(const Workload& workload, const Sched
     const double gap = -std::log(gaps.unit_open_zero()) * mean_gap_ns;
     t_ns = spec.profile ? spec.profile->advance(t_ns, gap) : t_ns + gap;
     if (t_ns >= end_ns) break;
-    schedule.push_back(make_arrival(t_ns, workload.sample(services)));
+    schedule.push_back(make_arrival(t_ns, workload.sample_at(t_ns, services)));
   }
   return schedule;
 }

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <stdexcept>
 
 namespace quanta {
@@ -213,6 +214,7 @@ Workload Workload::parse(std::string_view spec) {
 }
 
 ServiceSample Workload::sample(Rng& rng) const {
+  if (first_) return sample_at(0, rng);  // a shifting workload, untimed: its first phase
   switch (shape_) {
     case Shape::kExponential:
       return {0, -std::log(rng.unit_open_zero()) * mean_us_ * 1000.0};
@@ -232,7 +234,92 @@ ServiceSample Workload::sample(Rng& rng) const {
   return {index, classes_[index].service_us * 1000.0};
 }
 
+Workload Workload::shifting(const Workload& first, std::string_view shifts) {
+  auto bad_shift = [&](const std::string& why) {
+    throw std::invalid_argument("bad --workload-shift '" + std::string(shifts) + "': " + why);
+  };
+  if (first.app_defined_) bad_shift("the app declares its own classes ('" + first.spec_ + "'), which cannot shift");
+  if (!first.phases_.empty()) bad_shift("the workload shifts already");
+  if (shifts.empty()) bad_shift("expected SPEC@T_S,... (service times from SPEC from T_S seconds on)");
+  Workload w = first;
+  w.first_ = std::make_shared<const Workload>(first);
+  w.shift_spec_ = std::string(shifts);
+  for (uint32_t i = 0; i < first.classes_.size(); ++i) w.first_class_index_.push_back(i);
+  double last_s = 0;
+  for (std::string_view item : split(shifts, ',')) {
+    const std::size_t at = item.rfind('@');
+    if (at == std::string_view::npos) bad_shift("'" + std::string(item) + "' is not SPEC@T_S");
+    const std::string_view time = item.substr(at + 1);
+    double from_s = 0;
+    const auto [end, error] = std::from_chars(time.data(), time.data() + time.size(), from_s);
+    if (error != std::errc() || end != time.data() + time.size() || !std::isfinite(from_s)) {
+      bad_shift("the time '" + std::string(time) + "' is not a number of seconds");
+    }
+    if (!(from_s > last_s)) bad_shift("the times must be above 0 and increasing ('" + std::string(item) + "')");
+    if (from_s > 1e9) bad_shift("the time '" + std::string(time) + "' is over 1e9 s");
+    last_s = from_s;
+    Workload phase;
+    try {
+      phase = parse(item.substr(0, at));
+    } catch (const std::invalid_argument& e) {
+      bad_shift(e.what());
+    }
+    Phase ph{from_s * 1e9, nullptr, {}};
+    for (const ServiceClass& c : phase.classes_) {
+      uint32_t index = 0;
+      while (index < w.classes_.size() && w.classes_[index].key != c.key) ++index;
+      if (index == w.classes_.size()) {
+        ServiceClass added = c;
+        for (const ServiceClass& other : w.classes_) {
+          if (other.label == added.label) added.label = added.key;
+        }
+        w.classes_.push_back(added);
+      }
+      ph.class_index.push_back(index);
+    }
+    if (!phase.service_known()) w.mean_us_ = 0;
+    ph.workload = std::make_shared<const Workload>(std::move(phase));
+    w.phases_.push_back(std::move(ph));
+  }
+  // "all" means every request once there is more than one class: name the class instead.
+  if (w.classes_.size() > 1) {
+    for (ServiceClass& c : w.classes_) {
+      if (c.label == "all") c.label = c.key;
+    }
+  }
+  w.shape_ = Shape::kDiscrete;  // sample_class: by the class's phase below
+  return w;
+}
+
+ServiceSample Workload::sample_at(double t_ns, Rng& rng) const {
+  if (phases_.empty()) return sample(rng);
+  // The last phase that has begun; before the first shift, the first workload.
+  const Workload* phase = first_.get();
+  const std::vector<uint32_t>* index = &first_class_index_;
+  for (const Phase& p : phases_) {
+    if (p.from_ns > t_ns) break;
+    phase = p.workload.get();
+    index = &p.class_index;
+  }
+  ServiceSample s = phase->sample(rng);
+  s.class_index = (*index)[s.class_index];
+  return s;
+}
+
 ServiceSample Workload::sample_class(uint32_t class_index, Rng& rng) const {
+  if (first_) {
+    // A shifting workload: as the first phase that has the class.
+    auto from = [&](const Workload& phase, const std::vector<uint32_t>& index) -> std::optional<ServiceSample> {
+      for (uint32_t local = 0; local < index.size(); ++local) {
+        if (index[local] == class_index) return ServiceSample{class_index, phase.sample_class(local, rng).service_ns};
+      }
+      return std::nullopt;
+    };
+    if (auto s = from(*first_, first_class_index_)) return *s;
+    for (const Phase& p : phases_) {
+      if (auto s = from(*p.workload, p.class_index)) return *s;
+    }
+  }
   if (shape_ != Shape::kDiscrete) return sample(rng);
   return {class_index, classes_[class_index].service_us * 1000.0};
 }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -44,8 +45,21 @@ class Workload {
   // or no class with a share above 0).
   static Workload declared(std::string name, const std::vector<DeclaredClass>& classes);
   static const std::vector<std::string>& names();
+  // `first`, whose service times change mid-run: "SPEC@T_S,SPEC@T_S,..." (--workload-shift),
+  // each SPEC a workload as parse() takes it, in force from T_S seconds into the run on
+  // (T_S above 0, increasing). The classes are the union of every phase's, by key, in
+  // order of first appearance (a label two phases give different classes becomes the
+  // key); mean_us() stays first's, so --load sets the rate by it and a shift changes the
+  // service times, not the rate. An app's own classes cannot shift. Throws
+  // std::invalid_argument naming what is wrong.
+  static Workload shifting(const Workload& first, std::string_view shifts);
 
   ServiceSample sample(Rng& rng) const;
+  // A draw for a request arriving `t_ns` into the run: from the phase in force then
+  // (sample() for a workload that does not shift, with the same draws).
+  ServiceSample sample_at(double t_ns, Rng& rng) const;
+  // The shift spec ("" when the service times never change).
+  const std::string& shift_spec() const { return shift_spec_; }
   // A request of class `class_index` (< classes().size()): a discrete class's service
   // time; a continuous distribution (one class) draws as sample() does.
   ServiceSample sample_class(uint32_t class_index, Rng& rng) const;
@@ -72,6 +86,17 @@ class Workload {
   double sigma_ = 0;                // lognormal shape
   double log_mu_ = 0;               // lognormal location
   bool app_defined_ = false;
+  // A shifting workload: the phases after the first, each with the index in classes_ of
+  // each of its classes.
+  struct Phase {
+    double from_ns;
+    std::shared_ptr<const Workload> workload;
+    std::vector<uint32_t> class_index;
+  };
+  std::vector<Phase> phases_;
+  std::vector<uint32_t> first_class_index_;  // ... and the first phase's (the identity)
+  std::shared_ptr<const Workload> first_;   // the first phase as parsed
+  std::string shift_spec_;
 };
 
 }  // namespace quanta

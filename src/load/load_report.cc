@@ -58,6 +58,7 @@ json load_to_json(const LoadReportConfig& c, const Workload& workload, const Loa
               {"workload", workload.spec()},
               {"arrivals", c.arrivals},
               {"rate_profile", c.rate_profile},
+              {"workload_shift", workload.shift_spec()},
               {"rate_rps", c.rate_rps},
               {"load", c.load > 0 ? json(c.load) : json(nullptr)},
               {"mean_service_us", c.mean_service_us},

@@ -31,7 +31,7 @@ std::vector<Arrival> make_send_schedule(const Workload& workload, const Schedule
   for (std::size_t i = 0;; ++i) {
     if (i > 0) t_ns = spec.profile ? spec.profile->advance(t_ns, gap_ns) : static_cast<double>(i) * gap_ns;
     if (t_ns >= end_ns) break;
-    constant.push_back(make_arrival(t_ns, workload.sample(services)));
+    constant.push_back(make_arrival(t_ns, workload.sample_at(t_ns, services)));
   }
   return constant;
 }

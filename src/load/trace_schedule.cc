@@ -83,7 +83,7 @@ std::vector<Arrival> read_trace_schedule(std::istream& in, const std::string& na
                                     std::to_string(previous_us) + " us (times must not decrease)");
       }
       previous_us = us;
-      const ServiceSample s = class_token.empty() ? workload.sample(services)
+      const ServiceSample s = class_token.empty() ? workload.sample_at(us * 1e3, services)
                                                   : workload.sample_class(class_named(class_token, workload), services);
       schedule.push_back(make_arrival(std::round(us * 1e3), s));
     } catch (const std::invalid_argument& e) {

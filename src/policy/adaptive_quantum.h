@@ -63,6 +63,13 @@ struct AdaptiveQuantumDecision {
   bool low_load = false;    // rule 3: up by k3
 };
 
+// One decision as a run's time series shows it: when, from what, and what it chose.
+struct AdaptiveQuantumStep {
+  double at_s = 0;                 // the end of the period it looked at, from the run's start
+  AdaptiveQuantumInputs inputs;    // what it saw over that period
+  AdaptiveQuantumDecision decision;
+};
+
 // The Pareto tail index through (p50, p99); +inf when p99 <= p50 or either is not positive.
 double pareto_tail_index(double p50_us, double p99_us);
 

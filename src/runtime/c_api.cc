@@ -2,6 +2,7 @@
 // point checks its arguments and the runtime's state, catches every exception, and turns
 // it into an error code plus a message for quanta_last_error(): nothing thrown crosses into
 // C, and misuse never crashes.
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <new>
@@ -12,6 +13,7 @@
 #include "core/tsc.h"
 #include "runtime/app_abi.h"
 #include "runtime/api_source.h"
+#include "policy/adaptive_quantum.h"
 #include "runtime/runtime.h"
 #include "stats/histogram.h"
 
@@ -68,6 +70,13 @@ int check_api_options(const quanta_runtime_options& o) {
   if (!quanta::parse_idle_mode(or_default(o.idle, "spin"), idle)) {
     return fail(QUANTA_ERR_INVALID, std::string("idle must be \"spin\", \"yield\" or \"block\", not \"") + o.idle + "\"");
   }
+  if (o.adaptive_quantum != nullptr) {
+    try {
+      quanta::parse_adaptive_quantum(o.adaptive_quantum);
+    } catch (const std::invalid_argument& e) {
+      return fail(QUANTA_ERR_INVALID, std::string("adaptive_quantum: ") + e.what());
+    }
+  }
   if (o.worker_cpus != nullptr && o.workers == 0) {
     return fail(QUANTA_ERR_INVALID, "worker_cpus needs workers set to how many CPUs it names");
   }
@@ -97,6 +106,7 @@ quanta::RuntimeConfig config_of(const quanta_runtime_options& o) {
   c.watchdog_ms = o.watchdog_ms;
   if (o.class_quantum_us != nullptr) c.class_quantum_us.assign(o.class_quantum_us, o.class_quantum_us + o.class_count);
   if (o.class_schedule != nullptr) c.class_schedule = o.class_schedule;
+  if (o.adaptive_quantum != nullptr) c.adaptive_quantum = quanta::parse_adaptive_quantum(o.adaptive_quantum);
   c.on_full = quanta::FullRingAction::kWait;  // the API bounds requests by max_in_flight instead
   return c;
 }
@@ -216,8 +226,35 @@ int quanta_runtime_set_quantum(quanta_runtime* rt, double quantum_us) {
     rt->runtime->set_quantum_us(quantum_us);
   } catch (const std::invalid_argument& e) {
     return fail(QUANTA_ERR_INVALID, e.what());
+  } catch (const std::logic_error& e) {
+    return fail(QUANTA_ERR_STATE, e.what());
   }
   return QUANTA_OK;
+}
+
+int quanta_runtime_quantum(const quanta_runtime* rt, double* quantum_us) {
+  if (rt == nullptr) return fail(QUANTA_ERR_INVALID, "runtime is NULL");
+  if (quantum_us == nullptr) return fail(QUANTA_ERR_INVALID, "quantum_us is NULL");
+  *quantum_us = rt->runtime->quantum_us();
+  return QUANTA_OK;
+}
+
+int quanta_runtime_quantum_decisions(const quanta_runtime* rt, quanta_quantum_decision* out, uint32_t max) {
+  if (rt == nullptr) return fail(QUANTA_ERR_INVALID, "runtime is NULL");
+  if (out == nullptr && max > 0) return fail(QUANTA_ERR_INVALID, "out is NULL");
+  if (rt->state != quanta_runtime::State::kStopped) {
+    return fail(QUANTA_ERR_STATE, "the controller's decisions are ready once the runtime is stopped");
+  }
+  const std::vector<quanta::AdaptiveQuantumStep>& series = rt->result.quantum_series;
+  for (std::size_t i = 0; i < series.size() && i < max; ++i) {
+    const quanta::AdaptiveQuantumStep& q = series[i];
+    out[i] = {q.at_s,         q.decision.quantum_us, q.inputs.load, q.inputs.queue_per_worker,
+              q.inputs.p50_us, q.inputs.p99_us,      q.decision.tail_index,
+              (q.decision.high_load ? QUANTA_RULE_HIGH_LOAD : 0u) | (q.decision.long_queue ? QUANTA_RULE_LONG_QUEUE : 0u) |
+                  (q.decision.heavy_tail ? QUANTA_RULE_HEAVY_TAIL : 0u) |
+                  (q.decision.low_load ? QUANTA_RULE_LOW_LOAD : 0u)};
+  }
+  return static_cast<int>(std::min<std::size_t>(series.size(), INT32_MAX));
 }
 
 int quanta_runtime_poll(quanta_runtime* rt, quanta_completion* out, uint32_t max) {

@@ -142,6 +142,7 @@ bool CentralDispatcher::run_own_quantum(uint64_t now) {
   preempt_state().disable_depth = 0;  // a handler that left preemption disabled
   if (slot.request->status != 0) ++totals_.dispatcher_app_errors;
   ++totals_.dispatcher_requests;
+  own_finished_.store(totals_.dispatcher_requests, std::memory_order_relaxed);
   finish_request(*slot.request, slot.task, slot.task.last_stop_tsc, -1, own_recorder_, stall_watch_);
   slots_.release(*own_);
   --in_flight_;
@@ -208,6 +209,7 @@ DispatchTotals CentralDispatcher::run(std::span<Source* const> sources) {
         count_taken(totals, *batch[i], now, late_cycles);
         if (!admit(*batch[i], totals)) ++totals.full_ring_waits;  // once per request that has to wait
       }
+      if (n > 0) admitted_.store(totals.generated - totals.dropped, std::memory_order_relaxed);
     }
     const bool returned = drain_returns();
     const bool handed = hand_out();

@@ -27,6 +27,7 @@
 // in all, queueing each unfinished one again, as a worker shares its CPU among its tasks.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -90,6 +91,12 @@ class CentralDispatcher {
   void watch_stalls(StallWatch watch) { stall_watch_ = std::move(watch); }
   // Statistics of the requests the dispatcher ran itself.
   const RequestRecorder& own_recorded() const { return own_recorder_; }
+  // For the run's sampler (runtime/run_sampler.h), read by any thread: requests taken from
+  // the sources and not dropped, and requests the dispatcher finished itself, so far; and
+  // (set before run()) where the sojourns of its own requests are counted as they finish.
+  uint64_t admitted() const { return admitted_.load(std::memory_order_relaxed); }
+  uint64_t own_finished() const { return own_finished_.load(std::memory_order_relaxed); }
+  void set_live_sojourns(LiveHistogram* live) { own_recorder_.set_live(live); }
 
  private:
   // Each returns whether it did anything.
@@ -131,6 +138,8 @@ class CentralDispatcher {
   IdleMode idle_mode_ = IdleMode::kSpin;
   double idle_spin_ns_ = IdleBackoff::kSpinBeforeYieldNs;
   DispatcherSleep* sleep_ = nullptr;
+  std::atomic<uint64_t> admitted_{0};      // published after each batch
+  std::atomic<uint64_t> own_finished_{0};  // = totals_.dispatcher_requests
 };
 
 }  // namespace quanta

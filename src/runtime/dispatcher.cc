@@ -109,6 +109,7 @@ DispatchTotals Dispatcher::run(std::span<Source* const> sources) {
       if (dispatch(*batch[i], totals)) last = read_tsc();
     }
     if (!touched_.empty()) wake_touched();
+    if (n > 0) admitted_.store(totals.generated - totals.dropped, std::memory_order_relaxed);
     if (n > 0) {
       idle.busy();
       continue;

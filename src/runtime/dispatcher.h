@@ -4,6 +4,7 @@
 // published finished count).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -56,6 +57,9 @@ class Dispatcher {
     sleep_ = sleep;
   }
   const StallLog& stalls() const { return stalls_; }
+  // Requests taken from the sources and not dropped, so far: any thread may read it (the
+  // run's sampler counts the requests in the runtime with it).
+  uint64_t admitted() const { return admitted_.load(std::memory_order_relaxed); }
 
  private:
   void refresh_loads();
@@ -80,6 +84,7 @@ class Dispatcher {
   DispatcherSleep* sleep_ = nullptr;
   std::vector<uint32_t> touched_;  // block mode: workers pushed to in this batch
   StallLog& stalls_;
+  std::atomic<uint64_t> admitted_{0};  // published after each batch
 };
 
 }  // namespace quanta

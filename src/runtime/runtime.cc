@@ -24,6 +24,7 @@
 #include "runtime/cpu_layout.h"
 #include "runtime/quantum_monitor.h"
 #include "runtime/quantum_watchdog.h"
+#include "runtime/run_sampler.h"
 #include "runtime/worker.h"
 
 namespace quanta {
@@ -152,6 +153,9 @@ struct Runtime::Parts {
   std::atomic<DispatcherSetup> dispatcher_setup{DispatcherSetup::kStarting};
   std::unique_ptr<StallLog> dispatcher_stalls;  // the dispatcher's; the workers read it
   StallWatch all_stalls;                         // the dispatcher's and every worker's
+  // The adaptive quantum's controller and the per-interval statistics (either may be off).
+  std::unique_ptr<LiveHistogram> dispatcher_sojourns;  // of the requests the dispatcher runs itself
+  std::unique_ptr<RunSampler> sampler;
   RuntimeResult result;
 };
 
@@ -172,6 +176,18 @@ Runtime::Runtime(const RuntimeConfig& config, const quanta_app& app)
                                        std::to_string(config.overrun_report_quanta));
   }
   check_range("--watchdog-ms", config.watchdog_ms, 0, 1e9);
+  check_range("--interval-s", config.interval_s, 0, 1e9);
+  if (config.adaptive_quantum) {
+    const AdaptiveQuantumParams& a = *config.adaptive_quantum;
+    check_range("adaptive quantum period_s", a.period_s, 1e-3, 1e6);
+    if (!(a.min_us >= 1e-3 && a.min_us < a.max_us && a.max_us <= 1e9)) {
+      bad("--quantum-us", "the adaptive quantum needs 0.001 <= MIN < MAX <= 1e9 us");
+    }
+    if (config.dispatcher_only) {
+      bad("--quantum-us", "the adaptive quantum reads the load from the workers' busy time, and --dispatcher-only has "
+                          "no workers: give a fixed quantum");
+    }
+  }
   Parts& p = *parts_;
   p.spec = parse_dispatch_spec(config.dispatch_policy);
   make_local_policy(config.local_policy, 1);  // throws for an unknown name
@@ -258,6 +274,7 @@ Runtime::Runtime(const RuntimeConfig& config, const quanta_app& app)
       bad("--class-schedule", e.what());
     }
   }
+  wc.live_stats = config.adaptive_quantum.has_value() || config.interval_s > 0;
   if (central) {
     // As many requests in the system at once as the two-level runtime admits.
     // Dispatcher only: one thread's worth of slots.
@@ -367,6 +384,7 @@ void Runtime::start(const std::string& app_config) {
     p.dispatcher->set_idle(config_.idle, config_.idle_spin_us * 1000.0, p.sleep.get());
   }
   const bool dispatcher_runs_requests = config_.dispatcher_works || config_.dispatcher_only;
+  if (p.worker_config.live_stats) start_sampler();
   try {
     p.dispatcher_thread = std::make_unique<PinnedThread>(p.cpus[0], [this, dispatcher_runs_requests] {
       Parts& q = *parts_;
@@ -387,6 +405,7 @@ void Runtime::start(const std::string& app_config) {
       if (dispatcher_runs_requests && app_.teardown_worker != nullptr) app_.teardown_worker(app_index);
     });
   } catch (...) {
+    p.sampler.reset();
     stop_workers();
     if (app_.teardown != nullptr) app_.teardown();
     throw;
@@ -394,6 +413,7 @@ void Runtime::start(const std::string& app_config) {
   while (p.dispatcher_setup.load(std::memory_order_acquire) == Parts::DispatcherSetup::kStarting) cpu_relax();
   if (p.dispatcher_setup.load(std::memory_order_acquire) == Parts::DispatcherSetup::kFailed) {
     p.dispatcher_thread->join();
+    p.sampler.reset();
     stop_workers();
     if (app_.teardown != nullptr) app_.teardown();
     throw std::runtime_error("the app's setup_worker failed on the dispatcher (worker index " + std::to_string(workers_) +
@@ -401,6 +421,38 @@ void Runtime::start(const std::string& app_config) {
   }
   started_ = true;
 }
+
+void Runtime::start_sampler() {
+  Parts& p = *parts_;
+  RunSamplerConfig sc;
+  sc.adaptive = config_.adaptive_quantum;
+  sc.first_quantum_us = config_.quantum_us;
+  sc.interval_s = config_.interval_s;
+  sc.workers = std::max(workers_, 1u);
+  RunSamplerInputs in;
+  for (const auto& w : p.workers) {
+    in.sojourns.push_back(w->live_sojourns());
+    in.busy_cycles.push_back(&w->busy_cycles());
+  }
+  if (p.central_dispatcher && (config_.dispatcher_works || config_.dispatcher_only)) {
+    p.dispatcher_sojourns = std::make_unique<LiveHistogram>();
+    p.central_dispatcher->set_live_sojourns(p.dispatcher_sojourns.get());
+    in.sojourns.push_back(p.dispatcher_sojourns.get());
+  }
+  in.in_runtime = [&p] {
+    // Finished first: a request counted finished was admitted before, so the difference
+    // is never below the truth by a request read in between.
+    uint64_t finished = 0;
+    for (const auto& w : p.workers) finished += w->counters().finished.load(std::memory_order_acquire);
+    if (p.central_dispatcher) finished += p.central_dispatcher->own_finished();
+    const uint64_t admitted = p.central_dispatcher ? p.central_dispatcher->admitted() : p.dispatcher->admitted();
+    return admitted > finished ? admitted - finished : 0;
+  };
+  p.sampler = std::make_unique<RunSampler>(sc, std::move(in), *p.quanta);
+  p.sampler->start();
+}
+
+double Runtime::quantum_us() const { return cycles_to_ns(parts_->quanta->runtime_cycles()) / 1000.0; }
 
 bool Runtime::overruns_reported() const {
   // Only where a quantum has a length: a run to completion has no overruns.
@@ -435,6 +487,9 @@ WatchdogConfig Runtime::watchdog_config() const {
 
 void Runtime::set_quantum_us(double quantum_us) {
   check_range("quantum_us", quantum_us, 1e-3, 1e9);
+  if (config_.adaptive_quantum) {
+    throw std::logic_error("the adaptive controller sets this runtime's quantum (adaptive_quantum): it would undo the change");
+  }
   parts_->quanta->set_runtime_cycles(ns_to_cycles(quantum_us * 1000.0));
 }
 
@@ -451,6 +506,12 @@ RuntimeResult Runtime::finish() {
   p.dispatcher_thread->join();
   stop_workers();
   finished_ = true;
+  if (p.sampler) {
+    p.sampler->stop();  // every request has finished: the last interval is complete
+    p.result.quantum_series = p.sampler->decisions();
+    p.result.late_periods = p.sampler->late_periods();
+    p.result.intervals = p.sampler->intervals();
+  }
   if (app_.teardown != nullptr) app_.teardown();
 
   RuntimeResult& r = p.result;

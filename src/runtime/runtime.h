@@ -7,13 +7,16 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "policy/adaptive_quantum.h"
 #include "quanta/quanta.h"
 #include "runtime/dispatcher.h"
 #include "runtime/quantum_watchdog.h"
 #include "runtime/source.h"
+#include "stats/interval_stats.h"
 #include "stats/run_counters.h"
 #include "stats/stall_log.h"
 
@@ -59,6 +62,12 @@ struct RuntimeConfig {
   // message and the counts so far; without one, the message goes to stderr and the
   // process exits with status 1 (a worker stuck in a loop cannot be joined).
   double watchdog_ms = 0;
+  // LibPreemptible's adaptive controller (policy/adaptive_quantum.h): a thread off the
+  // hot path moves the runtime's quantum every period, starting from quantum_us (clamped
+  // to [min, max]); runtime/run_sampler.h says what it sees. Not with dispatcher_only.
+  std::optional<AdaptiveQuantumParams> adaptive_quantum;
+  // > 0: the sojourns of the requests finished in each interval of this length (s).
+  double interval_s = 0;
   std::function<void(const OverrunReport&)> on_overrun;
   std::function<void(const std::string&)> on_stuck;
 };
@@ -68,6 +77,12 @@ struct RuntimeResult : RunCounters {
   unsigned workers = 0;
   uint64_t start_tsc = 0;           // the dispatcher's first poll
   uint64_t end_tsc = 0;             // every request finished
+  // With adaptive_quantum: every decision in order, and the period ends the controller
+  // woke up too late to decide at (it decided once, at the last one passed).
+  std::vector<AdaptiveQuantumStep> quantum_series;
+  uint64_t late_periods = 0;
+  // With interval_s: the sojourns of the requests finished in each interval, in order.
+  std::vector<IntervalStats> intervals;
 };
 
 // The number of workers a config gets here (resolves 0), or throws std::invalid_argument
@@ -105,13 +120,18 @@ class Runtime {
   bool running() const { return started_ && !finished_; }
   // The runtime's quantum from now on, for requests without one of their own or their
   // class's (any thread, while running; every runner takes it at its next quantum).
-  // Throws std::invalid_argument out of 0.001..1e9 us.
+  // Throws std::invalid_argument out of 0.001..1e9 us, std::logic_error under the
+  // adaptive controller.
   void set_quantum_us(double quantum_us);
   unsigned workers() const { return workers_; }
+  // The runtime's quantum now (us): the controller's latest, or the last set_quantum_us.
+  double quantum_us() const;
 
  private:
   struct Parts;
   void stop_workers();
+  // The thread behind adaptive_quantum and interval_s (runtime/run_sampler.h).
+  void start_sampler();
   // The watchdog: whether this run reports overruns, whether it has one at all, and its
   // configuration (valid after the constructor).
   bool overruns_reported() const;

@@ -34,6 +34,10 @@ Worker::Worker(int index, const WorkerConfig& config)
     classes_ = std::make_unique<ClassScheduler>(static_cast<ClassedPolicy&>(*policy_), config.class_schedule,
                                                 config.task_slots, config.ring_capacity);
   }
+  if (config.live_stats) {
+    live_sojourns_ = std::make_unique<LiveHistogram>();
+    recorder_.set_live(live_sojourns_.get());
+  }
   free_slots_.reserve(config.task_slots);
   for (uint32_t i = config.task_slots; i-- > 0;) {
     slots_[i].worker = this;
@@ -135,6 +139,10 @@ uint64_t Worker::park(HasWork has_work) {
 
 void Worker::note_quantum_end(bool done, uint64_t deadline, uint64_t start, uint64_t stop) {
   if (stop - start >= config_.overrun_cycles) ++totals_.overruns;
+  if (config_.live_stats) {
+    busy_ += stop - start;
+    busy_cycles_.store(busy_, std::memory_order_relaxed);
+  }
   // Clock probes sit a bounded distance apart, so a task preempted by one stops within
   // a few hundred ns of the deadline. Stopping much later means the CPU was away (or
   // the task had preemption disabled: docs/runtime.md says what that costs).

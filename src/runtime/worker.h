@@ -53,6 +53,9 @@ struct WorkerConfig {
   // --class-schedule (two-level only): a queue per class under local_policy, budgets in
   // cycles (policy/classed_policy.h). Empty: one queue for every class.
   std::vector<ClassParams> class_schedule;
+  // Publish what the run's sampler reads as the run goes on (runtime/run_sampler.h): each
+  // finished request's sojourn and the time spent in quanta.
+  bool live_stats = false;
 };
 
 // What the dispatcher sees of one worker: the ring it feeds and the counter line it reads.
@@ -115,6 +118,9 @@ class Worker {
   // stall (its own, the dispatcher's, ...). Set before run().
   void watch_stalls(StallWatch watch) { stall_watch_ = std::move(watch); }
   int index() const { return index_; }
+  // With WorkerConfig::live_stats (else null): read by another thread while it runs.
+  const LiveHistogram* live_sojourns() const { return live_sojourns_.get(); }
+  const std::atomic<uint64_t>& busy_cycles() const { return busy_cycles_; }
 
  private:
   struct Slot {
@@ -172,9 +178,13 @@ class Worker {
   WorkerTotals totals_;
   uint64_t finished_ = 0;              // mirrors of what the counter line publishes
   uint64_t current_quanta_ = 0;
+  std::unique_ptr<LiveHistogram> live_sojourns_;  // live_stats only
+  uint64_t busy_ = 0;                  // mirror of busy_cycles_
   std::atomic<bool> stop_{false};
   std::atomic<State> state_{State::kStarting};
   alignas(kCacheLine) ParkingSpot parking_;  // written by the dispatcher only to wake it
+  // Cycles spent in quanta, ever (live_stats): only this worker writes it.
+  alignas(kCacheLine) std::atomic<uint64_t> busy_cycles_{0};
 };
 
 }  // namespace quanta

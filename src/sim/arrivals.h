@@ -23,7 +23,7 @@ class PoissonArrivals {
   Arrival next() {
     const double gap = -std::log(gaps_.unit_open_zero()) * mean_gap_ns_;
     t_ns_ = profile_ ? profile_->advance(t_ns_, gap) : t_ns_ + gap;
-    const ServiceSample s = workload_.sample(services_);
+    const ServiceSample s = workload_.sample_at(t_ns_, services_);
     const double service = std::min(std::max(std::round(s.service_ns), 1.0), 4e9);
     return {static_cast<uint64_t>(t_ns_), static_cast<uint32_t>(service), s.class_index};
   }

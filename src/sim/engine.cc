@@ -955,7 +955,12 @@ SimResult Engine::run() {
   out.requeued = requeued_;
   out.dispatcher_requests = dispatcher_requests_;
   out.quantum_series = std::move(quantum_series_);
-  out.intervals = std::move(intervals_);
+  out.intervals.reserve(intervals_.size());
+  for (const Histogram& h : intervals_) {
+    const bool any = h.count() > 0;
+    out.intervals.push_back({h.count(), any ? h.value_at_percentile(50) / 1e3 : 0.0,
+                             any ? h.value_at_percentile(99) / 1e3 : 0.0, any ? h.value_at_percentile(99.9) / 1e3 : 0.0});
+  }
   out.classes = std::move(recorder_.classes());
   out.untouched = std::move(recorder_.untouched());
   out.stall_threshold_us = cfg_.stall_threshold_us;

@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "stats/class_stats.h"
+#include "stats/live_histogram.h"
 
 namespace quanta {
 
@@ -28,12 +29,19 @@ class RequestRecorder {
       : classes_(class_count), untouched_(class_count), ns_per_tick_(ns_per_tick) {}
 
   void record(const FinishedTimes& t) {
-    if (!t.measured || t.class_index >= classes_.size()) return;
     const uint64_t sojourn_ticks = t.finish > t.arrival ? t.finish - t.arrival : 0;
-    const uint64_t sojourn_ns = to_ns(sojourn_ticks), cpu_ns = to_ns(t.cpu);
+    const uint64_t sojourn_ns = to_ns(sojourn_ticks);
+    // The live counts see the warm-up too: a controller acts from the run's start.
+    if (live_ != nullptr) live_->record(sojourn_ns);
+    if (!t.measured || t.class_index >= classes_.size()) return;
+    const uint64_t cpu_ns = to_ns(t.cpu);
     classes_[t.class_index].record(sojourn_ns, t.nominal_service_ns, cpu_ns, t.preemptions);
     if (!t.stall_touched) untouched_[t.class_index].record(sojourn_ns, t.nominal_service_ns, cpu_ns, t.preemptions);
   }
+
+  // Also count every finished request's sojourn (ns) in `live`, which another thread reads
+  // as the run goes on (the adaptive quantum, per-interval statistics). Null: don't.
+  void set_live(LiveHistogram* live) { live_ = live; }
 
   // Every measured request, and the subset no host stall touched.
   const ClassStatsSet& classes() const { return classes_; }
@@ -47,6 +55,7 @@ class RequestRecorder {
   ClassStatsSet classes_;
   ClassStatsSet untouched_;
   double ns_per_tick_;
+  LiveHistogram* live_ = nullptr;
 };
 
 }  // namespace quanta

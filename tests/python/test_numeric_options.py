@@ -40,9 +40,10 @@ def quanta_bin():
 
 
 def numeric_options(command):
-    """The options `quanta COMMAND --help` lists with a number type (FLOAT, INT, UINT)."""
+    """The options `quanta COMMAND --help` lists with a number type (FLOAT, INT, UINT), and
+    --quantum-us, which takes a number or an adaptive:MIN:MAX spec (Q|adaptive:MIN:MAX)."""
     help_text = subprocess.run([quanta_bin(), command, "--help"], capture_output=True, text=True, timeout=60).stdout
-    return re.findall(r"^\s+(--[a-z0-9-]+) (?:FLOAT|UINT|INT)\b", help_text, re.MULTILINE)
+    return re.findall(r"^\s+(--[a-z0-9-]+) (?:FLOAT|UINT|INT|TEXT:Q\|adaptive:MIN:MAX)\b", help_text, re.MULTILINE)
 
 
 def pytest_generate_tests(metafunc):

@@ -320,11 +320,6 @@ def test_bad_adaptive_quantum_specs_exit_2(spec, problem):
     assert proc.returncode == 2 and "--quantum-us" in proc.stderr and problem in proc.stderr, proc.stderr
 
 
-def test_run_says_adaptive_quanta_are_simulated_only():
-    proc = quanta("run", "--quantum-us", "adaptive:2:50", "--duration-s", "0.1")
-    assert proc.returncode == 2 and "simulator only so far" in proc.stderr, proc.stderr
-
-
 def test_a_rate_profile_moves_the_offered_rate():
     base = ["--workload", "fixed:1", "--workers", "1", "--load", "0.2", "--duration-s", "1", "--seed", "3"]
     flat = sim_json(*base)["requests"]["generated"]
@@ -348,3 +343,42 @@ def test_intervals_show_a_run_change_over_time():
     assert rows[2]["p99_us"] > 2 * rows[1]["p99_us"]
     proc = quanta("sim", "--interval-s", "1e-6", "--duration-s", "1")
     assert proc.returncode == 2 and "--interval-s" in proc.stderr
+
+
+def class_counts(report):
+    return {key: c["count"] for key, c in report["classes"].items()}
+
+
+def test_a_workload_shift_changes_the_service_times_at_its_time():
+    base = ["--workload", "fixed:1", "--workers", "1", "--load", "0.3", "--seed", "5", "--warmup-frac", "0"]
+    shifted = sim_json(*base, "--duration-s", "2", "--workload-shift", "fixed:3@1")
+    assert shifted["config"]["workload_shift"] == "fixed:3@1"
+    counts = class_counts(shifted)
+    assert set(counts) == {"1", "3"}
+    assert counts["1"] + counts["3"] == shifted["requests"]["completed"]
+    # The arrivals of the first second are those of a 1-s run without the shift: the class
+    # of fixed:1 has exactly its requests, and the rest (the same rate, fixed:3) come after.
+    first_second = sim_json(*base, "--duration-s", "1")
+    assert counts["1"] == first_second["requests"]["completed"]
+    assert 0.9 < counts["3"] / counts["1"] < 1.1
+    # Deterministic for a seed.
+    assert class_counts(sim_json(*base, "--duration-s", "2", "--workload-shift", "fixed:3@1")) == counts
+
+
+def test_a_workload_shift_to_extreme_bimodal_and_back():
+    out = sim_json("--workload", "exp1", "--workers", "1", "--load", "0.3", "--seed", "2", "--warmup-frac", "0",
+                   "--duration-s", "3", "--workload-shift", "extreme-bimodal@1,exp1@2")
+    counts = class_counts(out)
+    assert set(counts) == {"exp1", "0.5", "500"}
+    assert out["classes"]["exp1"]["label"] == "exp1" and out["classes"]["500"]["label"] == "long"
+    # Two seconds of exp1 for one of extreme-bimodal, at the same rate.
+    assert 1.8 < counts["exp1"] / (counts["0.5"] + counts["500"]) < 2.2
+
+
+@pytest.mark.parametrize("shift, problem", [("exp1", "not SPEC@T_S"), ("exp1@0", "above 0 and increasing"),
+                                            ("exp1@2,fixed1@1", "above 0 and increasing"),
+                                            ("nope@1", "unknown name"), ("exp1@x", "not a number of seconds")])
+def test_bad_workload_shifts_exit_2(shift, problem):
+    for command in ("sim", "run"):
+        proc = quanta(command, "--workload-shift", shift, "--duration-s", "0.1")
+        assert proc.returncode == 2 and "--workload-shift" in proc.stderr and problem in proc.stderr, proc.stderr

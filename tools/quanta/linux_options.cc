@@ -13,7 +13,7 @@ namespace {
 // dispatches, schedules and preempts, and the queue is one unbounded deque.
 constexpr const char* kRunQuantaOnly[] = {"--local", "--dispatch", "--preempt", "--quantum-us", "--backstop-us",
                                           "--task-slots", "--ring-capacity", "--on-full",
-                                          "--dispatcher-works", "--oversubscribe", "--class-schedule"};
+                                          "--dispatcher-works", "--oversubscribe", "--class-schedule", "--interval-s"};
 // serve's --preempt is checked on its own (it may be the default, clock).
 constexpr const char* kServeQuantaOnly[] = {"--local", "--dispatch", "--quantum-us", "--backstop-us",
                                             "--task-slots", "--ring-capacity", "--on-full",

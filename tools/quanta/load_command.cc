@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "app_choice.h"
+#include "shared_checks.h"
 #include "load/latency_log.h"
 #include "load/load_report.h"
 #include "load/load_run.h"
@@ -39,7 +40,7 @@ int load_command(const LoadOptions& o) {
   if (app.setup != nullptr && app.setup(o.app_config.c_str()) != 0) {
     throw std::runtime_error("the app '" + apps.name() + "' failed its setup with --app-config '" + o.app_config + "'");
   }
-  const Workload workload = apps.workload(o.workload, o.workload_given);
+  const Workload workload = with_shift(apps.workload(o.workload, o.workload_given), o.workload_shift);
 
   double rate_rps = 0, load = 0;
   std::vector<Arrival> schedule;

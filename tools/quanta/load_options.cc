@@ -37,6 +37,7 @@ void add_load_options(CLI::App& cmd, LoadOptions& o) {
   load->excludes(rate);
   rate->excludes(load);
   add_rate_profile_option(cmd, o.rate_profile);
+  add_workload_shift_option(cmd, o.workload_shift);
   auto* duration = cmd.add_option("--duration-s", o.duration_s, "Seconds of sends")
       ->capture_default_str()
       ->check(finite_number())

@@ -17,6 +17,7 @@ struct LoadOptions {
   double warmup_frac = 0.1;
   uint64_t seed = 1;
   std::string rate_profile = "constant"; // --rate-profile: how the rate moves over the run
+  std::string workload_shift;            // --workload-shift: service times that change mid-run
   std::string workload = "extreme-bimodal";
   bool workload_given = false;
   std::string app_path;               // empty: the spin app

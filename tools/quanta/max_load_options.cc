@@ -6,6 +6,7 @@
 #include "experiment/report.h"
 #include "io/workload.h"
 #include "run_command.h"
+#include "shared_checks.h"
 
 namespace quanta {
 
@@ -83,8 +84,9 @@ int max_load_command(const std::vector<RunConfig>& configs, const MaxLoadOptions
 
 int run_max_load_command(const RunOptions& run_options, const MaxLoadOptions& options) {
   const AppChoice apps(run_options.base.app_path);
-  const Workload workload =
-      apps.workload_after_setup(run_options.base.workload, run_options.workload_given, run_options.base.app_config);
+  const Workload workload = with_shift(
+      apps.workload_after_setup(run_options.base.workload, run_options.workload_given, run_options.base.app_config),
+      run_options.base.workload_shift);
   // An app that declares no service times has its mean measured once, not at every point.
   std::vector<RunConfig> configs = expand_runs(run_options);
   measure_mean_service_once(configs, workload, apps, run_options);  // --max-load excludes --rate-rps

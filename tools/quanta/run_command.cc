@@ -1,4 +1,5 @@
 #include "run_command.h"
+#include "shared_checks.h"
 
 #include <cstdio>
 #include <iostream>
@@ -51,7 +52,9 @@ void measure_mean_service_once(std::vector<RunConfig>& configs, const Workload& 
 int run_command(const RunOptions& options) {
   std::vector<RunConfig> configs = expand_runs(options);
   const AppChoice apps(options.base.app_path);
-  const Workload workload = apps.workload_after_setup(options.base.workload, options.workload_given, options.base.app_config);
+  const Workload workload = with_shift(
+      apps.workload_after_setup(options.base.workload, options.workload_given, options.base.app_config),
+      options.base.workload_shift);
   measure_mean_service_once(configs, workload, apps, options);
   std::vector<nlohmann::json> reports;
   for (const RunConfig& config : configs) reports.push_back(run_once(options, config, workload, apps));

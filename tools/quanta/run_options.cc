@@ -130,6 +130,14 @@ void add_class_schedule_option(CLI::App& cmd, std::string& schedule) {
          "lc,be:30/100. LC runs before BE without a budget; two-level dispatch only");
 }
 
+void add_workload_shift_option(CLI::App& cmd, std::string& shifts) {
+  cmd.add_option("--workload-shift", shifts,
+                 "Service times that change mid-run: SPEC@T_S,... (from T_S seconds on, service times from SPEC, a "
+                 "--workload name or spec; times above 0, increasing). The rate stays --load's over --workload's mean "
+                 "(pair with --rate-profile steps to hold the load); classes are the union of the workloads'")
+      ->check(workload_shift_error);
+}
+
 void add_watchdog_options(CLI::App& cmd, RunConfig& c) {
   cmd.add_option("--overrun-report-quanta", c.overrun_report_quanta,
                  "Report a quantum that has gone on this many quanta without reaching a preemption point: worker, "
@@ -163,61 +171,47 @@ void add_run_options(CLI::App& cmd, RunOptions& o, bool simulated) {
   load->excludes(rate);
   rate->excludes(load);
   add_rate_profile_option(cmd, c.rate_profile);
+  add_workload_shift_option(cmd, c.workload_shift);
   cmd.add_option("--workers", c.workers,
                  "Worker cores (default: CPUs - 1, here " + std::to_string(max_workers()) + ")")
       ->check(CLI::Range(1u, 4096u));
   add_class_schedule_option(cmd, c.class_schedule);
-  if (simulated) {
-    cmd.add_option("--interval-s", c.interval_s,
-                   "Also report every request's sojourn by the interval of this length it finished in (p50, p99, "
-                   "p99.9 per interval under \"intervals\" in the JSON), to see a run change over time; 0: no")
-        ->capture_default_str()
-        ->check(finite_number())
-        ->check(CLI::Range(0.0, 1e9));
-    // The simulator also takes LibPreemptible's adaptive controller in place of a number.
-    cmd.add_option_function<std::string>(
-           "--quantum-us",
-           [&c](const std::string& v) {
-             if (!is_adaptive_quantum_spec(v)) {
-               c.quantum_us = std::stod(v);  // checked by the validators below
-               c.adaptive_quantum.reset();
-               return;
-             }
-             try {
-               c.adaptive_quantum = parse_adaptive_quantum(v);
-             } catch (const std::invalid_argument& e) {
-               throw CLI::ValidationError("--quantum-us", e.what());
-             }
-             c.quantum_us = c.adaptive_quantum->max_us;  // it starts relaxed, as at low load
-           },
-           "Quantum in microseconds, or adaptive:MIN:MAX[:KEY=V,...]: LibPreemptible's controller moves it "
-           "between MIN and MAX every period_s (0.1) by the offered load (high 0.9, low 0.1), the queue per worker "
-           "(queue 8) and the tail index of the period's latencies (alpha 2); steps k1, k2 (a quarter of MAX-MIN "
-           "down) and k3 (an eighth up); the decisions are in the JSON (docs/sim.md)")
-        ->default_str("2")
-        ->check(CLI::Validator(
-            [](std::string& text) -> std::string {
-              if (is_adaptive_quantum_spec(text)) return {};
-              // As any number option: finite first, then above 0.
-              std::string copy = text;
-              const std::string finite = finite_number()(copy);
-              return finite.empty() ? positive_number()(copy) : finite;
-            },
-            "Q|adaptive:MIN:MAX"));
-  } else {
-    cmd.add_option("--quantum-us", c.quantum_us, "Quantum in microseconds")
-        ->capture_default_str()
-        ->check(CLI::Validator(
-            [](std::string& text) -> std::string {
-              return is_adaptive_quantum_spec(text)
-                         ? "adaptive quanta run in the simulator only so far (quanta sim); a program can change "
-                           "the runtime's quantum as it runs (quanta_runtime_set_quantum)"
-                         : std::string{};
-            },
-            ""))
-        ->check(finite_number())
-        ->check(positive_number());
-  }
+  cmd.add_option("--interval-s", c.interval_s,
+                 "Also report every request's sojourn by the interval of this length it finished in (completions, "
+                 "p50, p99, p99.9 per interval under \"intervals\" in the JSON), to see a run change over time; 0: no")
+      ->capture_default_str()
+      ->check(finite_number())
+      ->check(CLI::Range(0.0, 1e9));
+  // LibPreemptible's adaptive controller in place of a number (policy/adaptive_quantum.h).
+  cmd.add_option_function<std::string>(
+         "--quantum-us",
+         [&c](const std::string& v) {
+           if (!is_adaptive_quantum_spec(v)) {
+             c.quantum_us = std::stod(v);  // checked by the validators below
+             c.adaptive_quantum.reset();
+             return;
+           }
+           try {
+             c.adaptive_quantum = parse_adaptive_quantum(v);
+           } catch (const std::invalid_argument& e) {
+             throw CLI::ValidationError("--quantum-us", e.what());
+           }
+           c.quantum_us = c.adaptive_quantum->max_us;  // it starts relaxed, as at low load
+         },
+         "Quantum in microseconds, or adaptive:MIN:MAX[:KEY=V,...]: LibPreemptible's controller moves it "
+         "between MIN and MAX every period_s (0.1) by the load (high 0.9, low 0.1), the queue per worker "
+         "(queue 8) and the tail index of the period's latencies (alpha 2); steps k1, k2 (a quarter of MAX-MIN "
+         "down) and k3 (an eighth up); the decisions are in the JSON (docs/sim.md, docs/runtime.md)")
+      ->default_str("2")
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            if (is_adaptive_quantum_spec(text)) return {};
+            // As any number option: finite first, then above 0.
+            std::string copy = text;
+            const std::string finite = finite_number()(copy);
+            return finite.empty() ? positive_number()(copy) : finite;
+          },
+          "Q|adaptive:MIN:MAX"));
   cmd.add_option("--local", o.local_list, "Local policy per worker: ps, fcfs, las (comma list: run each)")
       ->capture_default_str();
   cmd.add_option("--dispatch", o.dispatch_list,

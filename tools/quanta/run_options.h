@@ -35,6 +35,8 @@ void add_runtime_resource_options(CLI::App& command, RunConfig& config);
 void add_idle_option(CLI::App& command, RunConfig& config);
 // --rate-profile (io/rate_profile.h), checked as it is parsed.
 void add_rate_profile_option(CLI::App& command, std::string& profile);
+// --workload-shift (io/workload.h, Workload::shifting), checked as it is parsed.
+void add_workload_shift_option(CLI::App& command, std::string& shifts);
 // --overrun-report-quanta and --watchdog-ms (runtime/quantum_watchdog.h).
 void add_watchdog_options(CLI::App& command, RunConfig& config);
 // --class-schedule (quanta run, sim and serve): LC/BE classes per worker.

@@ -19,6 +19,21 @@ inline std::string workload_spec_error(const std::string& spec) {
   }
 }
 
+// --workload-shift: SPEC@T_S,... as Workload::shifting takes it (of any workload).
+inline std::string workload_shift_error(const std::string& shifts) {
+  try {
+    Workload::shifting(Workload::parse("fixed1"), shifts);
+    return {};
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+}
+
+// The workload a command runs: `base`, shifting if --workload-shift was given.
+inline Workload with_shift(Workload base, const std::string& shifts) {
+  return shifts.empty() ? base : Workload::shifting(base, shifts);
+}
+
 // --seed: a whole number from 0 to 2^64 - 1, written in decimal. (CLI11 would clamp a
 // larger one to 2^64 - 1 without a word, and take "-1" as 2^64 - 1.)
 inline std::string seed_error(const std::string& text) {

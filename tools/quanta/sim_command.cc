@@ -5,6 +5,7 @@
 
 #include "experiment/report.h"
 #include "run_command.h"
+#include "shared_checks.h"
 #include "sim/engine.h"
 
 namespace quanta {
@@ -37,7 +38,7 @@ nlohmann::json sim_to_json(const SimConfig& config, const SimResult& result, con
 
 int sim_command(const SimOptions& options) {
   const std::vector<SimConfig> configs = expand_sim_runs(options);
-  const Workload workload = Workload::parse(options.run.base.workload);
+  const Workload workload = with_shift(Workload::parse(options.run.base.workload), options.run.base.workload_shift);
   const std::string& format = options.run.format;
 
   if (!options.max_load.objective.empty()) {

@@ -1,0 +1,69 @@
+#include "stats/live_histogram.h"
+
+#include <cmath>
+
+namespace quanta {
+namespace {
+
+constexpr uint64_t kLinearLimit = 256;  // values below are exact
+constexpr unsigned kSubBucketBits = 7;  // 128 sub-buckets per power of two above it
+constexpr uint64_t kSubBuckets = 1ull << kSubBucketBits;
+
+unsigned highest_bit(uint64_t v) { return 63u - static_cast<unsigned>(__builtin_clzll(v)); }
+
+}  // namespace
+
+std::size_t LiveHistogram::bucket_of(uint64_t value) {
+  if (value < kLinearLimit) return static_cast<std::size_t>(value);
+  const unsigned shift = highest_bit(value) - kSubBucketBits;  // >= 1 here
+  const uint64_t sub = (value >> shift) - kSubBuckets;
+  return static_cast<std::size_t>(kLinearLimit + (shift - 1) * kSubBuckets + sub);
+}
+
+uint64_t LiveHistogram::bucket_low(std::size_t index) {
+  if (index < kLinearLimit) return index;
+  const uint64_t above = index - kLinearLimit;
+  const unsigned shift = static_cast<unsigned>(above / kSubBuckets) + 1;
+  return (kSubBuckets + above % kSubBuckets) << shift;
+}
+
+uint64_t LiveHistogram::bucket_width(std::size_t index) {
+  if (index < kLinearLimit) return 1;
+  return 1ull << (static_cast<unsigned>((index - kLinearLimit) / kSubBuckets) + 1);
+}
+
+std::size_t LiveHistogram::bucket_count() { return bucket_of(kMaxValue) + 1; }
+
+LiveHistogram::LiveHistogram() : counts_(new std::atomic<uint64_t>[bucket_count()]) {
+  for (std::size_t i = 0; i < bucket_count(); ++i) counts_[i].store(0, std::memory_order_relaxed);
+}
+
+void LiveHistogram::add_counts_to(std::vector<uint64_t>& sum) const {
+  sum.resize(bucket_count(), 0);
+  for (std::size_t i = 0; i < sum.size(); ++i) sum[i] += counts_[i].load(std::memory_order_relaxed);
+}
+
+uint64_t count_of(const std::vector<uint64_t>& counts) {
+  uint64_t n = 0;
+  for (uint64_t c : counts) n += c;
+  return n;
+}
+
+double percentile_of(const std::vector<uint64_t>& counts, double percentile) {
+  const uint64_t total = count_of(counts);
+  if (total == 0) return 0;
+  // The smallest bucket with at least ceil(p/100 * total) values at or below it.
+  const auto rank = static_cast<uint64_t>(std::ceil(percentile / 100.0 * static_cast<double>(total)));
+  const uint64_t wanted = rank == 0 ? 1 : rank;
+  uint64_t seen = 0;
+  for (std::size_t i = 0; i < counts.size(); ++i) {
+    seen += counts[i];
+    if (seen >= wanted) {
+      return static_cast<double>(LiveHistogram::bucket_low(i)) +
+             static_cast<double>(LiveHistogram::bucket_width(i) - 1) / 2.0;
+    }
+  }
+  return static_cast<double>(LiveHistogram::bucket_low(counts.size() - 1));
+}
+
+}  // namespace quanta
