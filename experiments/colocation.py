@@ -12,8 +12,8 @@ touched), the compressions' p50 sojourn and their throughput (completions per se
 run, drain included, so a BE class held back shows up), and the CPU share BE got.
 Configurations: no preemption (fcfs: the paper's baseline), processor sharing with fixed
 quanta 5/10/30/50 us, the adaptive controller (adaptive:5:50), LC before BE with and without
-a BE bandwidth (--class-schedule), and the same pair as kernel threads under CFS, SCHED_FIFO
-and SCHED_DEADLINE (--runtime linux --class-sched).
+a BE bandwidth (--class-schedule), and the same pair as kernel threads, a pool per class, under
+CFS (nice 0 / 19), SCHED_FIFO and SCHED_FIFO + SCHED_DEADLINE (--runtime linux --class-sched).
 
 Writes experiments/results/colocation.{json,csv,md,png}.
   .venv/bin/python experiments/colocation.py [--quick] [--configs a,b] [--rates R1,R2]
@@ -35,8 +35,16 @@ CONFIGS = {
     "ps q=30": ("clock", ["--local", "ps", "--quantum-us", "30"]),
     "ps q=50": ("clock", ["--local", "ps", "--quantum-us", "50"]),
     "ps adaptive:5:50": ("clock", ["--local", "ps", "--quantum-us", "adaptive:5:50"]),
-    "LC before BE, q=5": ("clock", ["--local", "ps", "--quantum-us", "5", "--class-schedule", "lc,be"]),
-    "LC, BE 30/100, q=5": ("clock", ["--local", "ps", "--quantum-us", "5", "--class-schedule", "lc,be:30/100"]),
+    "LC before BE q=5": ("clock", ["--local", "ps", "--quantum-us", "5", "--class-schedule", "lc,be"]),
+    "LC + BE 300/1000 q=5": ("clock", ["--local", "ps", "--quantum-us", "5", "--class-schedule", "lc,be:300/1000"]),
+    # Kernel threads, a pool per class (--class-sched), two threads each: Microquanta's
+    # comparison. SCHED_DEADLINE's reservation is per thread, so 150/1000 on each of two BE
+    # threads is the 300/1000 per core the quanta classes above give BE.
+    "linux CFS nice 0/19": ("clock", ["--runtime", "linux", "--threads-per-core", "2",
+                                      "--class-sched", "other:0,other:19"]),
+    "linux FIFO 50/10": ("clock", ["--runtime", "linux", "--threads-per-core", "2", "--class-sched", "fifo:50,fifo:10"]),
+    "linux FIFO 50/DEADLINE 150/1000": ("clock", ["--runtime", "linux", "--threads-per-core", "2",
+                                                  "--class-sched", "fifo:50,deadline:150/1000"]),
 }
 DEFAULT_CONFIGS = list(CONFIGS)
 
@@ -155,7 +163,7 @@ def main():
     if args.duration_s <= 0:
         ap.error("--duration-s must be positive")
     if args.quick:
-        configs = [c for c in configs if c in ("fcfs (no preemption)", "ps q=5", "LC before BE, q=5")] or configs[:1]
+        configs = [c for c in configs if c in ("fcfs (no preemption)", "ps q=5", "LC before BE q=5")] or configs[:1]
         rates, args.duration_s, profiles = rates[:1], 0.5, profiles[:1]
     quanta = str(Path(args.build) / "bin" / "quanta")
     apps = {m: str(Path(args.build) / "lib" / "quanta" / "apps" / f"colocation-{m}.so") for m in ("clock", "flag", "none")}
