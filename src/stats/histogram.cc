@@ -1,4 +1,5 @@
 #include "stats/histogram.h"
+#include "stats/log_linear_buckets.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,32 +7,15 @@
 namespace quanta {
 namespace {
 
-constexpr uint64_t kLinearLimit = 2048;   // values below are exact
-constexpr unsigned kSubBucketBits = 10;   // 1024 sub-buckets per power of two above it
-constexpr uint64_t kSubBuckets = 1ull << kSubBucketBits;
-
-unsigned highest_bit(uint64_t v) { return 63u - static_cast<unsigned>(__builtin_clzll(v)); }
+using Buckets = LogLinearBuckets<10>;  // 1024 sub-buckets per power of two above 2048 (values below are exact)
 
 }  // namespace
 
-std::size_t Histogram::bucket_of(uint64_t value) {
-  if (value < kLinearLimit) return static_cast<std::size_t>(value);
-  const unsigned shift = highest_bit(value) - kSubBucketBits;  // >= 1 here
-  const uint64_t sub = (value >> shift) - kSubBuckets;          // 0 .. 1023
-  return static_cast<std::size_t>(kLinearLimit + (shift - 1) * kSubBuckets + sub);
-}
+std::size_t Histogram::bucket_of(uint64_t value) { return Buckets::of(value); }
 
-uint64_t Histogram::bucket_low(std::size_t index) {
-  if (index < kLinearLimit) return index;
-  const uint64_t above = index - kLinearLimit;
-  const unsigned shift = static_cast<unsigned>(above / kSubBuckets) + 1;
-  return (kSubBuckets + above % kSubBuckets) << shift;
-}
+uint64_t Histogram::bucket_low(std::size_t index) { return Buckets::low(index); }
 
-uint64_t Histogram::bucket_width(std::size_t index) {
-  if (index < kLinearLimit) return 1;
-  return 1ull << (static_cast<unsigned>((index - kLinearLimit) / kSubBuckets) + 1);
-}
+uint64_t Histogram::bucket_width(std::size_t index) { return Buckets::width(index); }
 
 std::size_t Histogram::bucket_count() { return bucket_of(kMaxValue) + 1; }
 
