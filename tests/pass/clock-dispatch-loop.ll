@@ -4,7 +4,7 @@
 ; is cheap: the loop is lopsided and keeps a budget (Counter) instead of probing on every
 ; iteration (Every). The rare call path charges the budget only when it runs, and the
 ; straight-line placement still probes right after the recursive call (what a callee of
-; the same cycle leaves behind is taken to be the whole bound).
+; the same cycle leaves behind is taken to be the whole bound), where the budget restarts.
 ; RUN: %opt -passes='print<quanta-plan>' -quanta-bound=1000 -disable-output %s 2>&1 | FileCheck %s --check-prefix=PLAN
 ; RUN: %opt -passes=quanta-clock -quanta-bound=1000 -quanta-adaptive=0 -S %s | FileCheck %s
 
@@ -24,6 +24,10 @@ declare i32 @ext(i32)
 ; CHECK: call:
 ; CHECK: %r = call i32 @run(
 ; CHECK-NEXT: call i64 @llvm.readcyclecounter()
+; That probe starts a fresh budget: the block leaves the bound less what follows it (2),
+; rather than charging the call's whole bound and making the budget probe again.
+; CHECK: next:
+; CHECK-NEXT: %quanta.budget.2 = phi i64 {{.*}}[ 998, %{{[0-9]+}} ]
 define i32 @run(ptr %code, i32 %depth) {
 entry:
   br label %dispatch
