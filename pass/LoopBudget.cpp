@@ -68,6 +68,26 @@ void LoopPlanner::chargeOptionalBlocks(Loop* L) {
     if (isa<CatchSwitchInst>(term) || BB->isEHPad()) continue;
     IRBuilder<> B(term);
     AllocaInst* bud = budget();
+    // A block the straight-line placement probes (after a call into the function's own
+    // call-graph cycle, or on a path over the bound) starts a fresh budget there: charging
+    // it all would make the budget probe a second time on every run of that block.
+    uint64_t after = 0;
+    bool probed = false;
+    for (Instruction& I : *BB) {
+      if (isProbeMarker(I)) probed = true, after = 0;
+      else after += CM_.instCost(I);
+    }
+    // An adaptive budget (a gap aimed at the deadline, possibly over the bound) keeps
+    // what it has left if that is more.
+    if (probed && after < bound_) {
+      Value* fresh = B.getInt64(bound_ - after);
+      if (AP_) {
+        Value* left = B.CreateLoad(B.getInt64Ty(), bud);
+        fresh = B.CreateSelect(B.CreateICmpSGT(left, fresh), left, fresh);
+      }
+      B.CreateStore(fresh, bud);
+      continue;
+    }
     B.CreateStore(B.CreateSub(B.CreateLoad(B.getInt64Ty(), bud), B.getInt64(c)), bud);
   }
 }

@@ -149,10 +149,13 @@ void LoopPlanner::plan() {
       p.kind = LoopPlan::Static;
       p.staticCost = uint64_t(maxTrip) * C;
       p.why = "its largest trip count times its iteration cost fits under the bound";
-    } else if (2 * C >= bound_ || stride <= 1) {
+    } else if (!lopsided && (2 * C >= bound_ || stride <= 1)) {
       p.kind = LoopPlan::Every;
       p.why = "one iteration costs at least half the bound";
     } else {
+      // A lopsided loop whose rare path costs half the bound or more (an interpreter's
+      // dispatch loop, where a call into the call-graph cycle counts the bound) still
+      // counts: the rare path charges the budget only when it runs.
       p.stride = stride;
       // Adaptive gaps grow to maxGap iterations: the IV must hold that without wrapping.
       uint64_t widest = AP_ ? maxGap(stride) : stride;
@@ -164,7 +167,7 @@ void LoopPlanner::plan() {
               : !ownCount ? "children with dynamic costs charge the function's budget"
               : lopsided  ? "lopsided: the path every iteration runs costs under half the longest"
                           : "no induction variable fit to count on";
-      if (canVersion(L, p)) {
+      if (2 * C < bound_ && canVersion(L, p)) {
         p.kind = LoopPlan::Version;
         p.slowKind = strided;
         p.why = "innermost with a trip count known at entry: a probe-free clone runs short trips";

@@ -1,0 +1,57 @@
+; An interpreter's dispatch loop: most iterations run a cheap opcode, a rare one calls back
+; into the interpreter (a call-graph cycle, so the call counts as the whole bound). The
+; longest iteration then costs more than half the bound, yet the path every iteration runs
+; is cheap: the loop is lopsided and keeps a budget (Counter) instead of probing on every
+; iteration (Every). The rare call path charges the budget only when it runs, and the
+; straight-line placement still probes right after the recursive call (what a callee of
+; the same cycle leaves behind is taken to be the whole bound), where the budget restarts.
+; RUN: %opt -passes='print<quanta-plan>' -quanta-bound=1000 -disable-output %s 2>&1 | FileCheck %s --check-prefix=PLAN
+; RUN: %opt -passes=quanta-clock -quanta-bound=1000 -quanta-adaptive=0 -S %s | FileCheck %s
+
+; PLAN-LABEL: function run: entry probe (on a call-graph cycle)
+; PLAN-NEXT: loop dispatch: Counter {{.*}}lopsided
+
+declare i32 @ext(i32)
+
+; The cheap opcode's path reaches no clock read: the header only subtracts what every
+; iteration runs from the budget, and the recursive call is followed by a probe.
+; CHECK-LABEL: define i32 @run(
+; CHECK: dispatch:
+; CHECK-NOT: call i64 @llvm.readcyclecounter()
+; CHECK: sub i64 %quanta.budget{{.*}}, 5
+; CHECK: add:
+; CHECK-NOT: call i64 @llvm.readcyclecounter()
+; CHECK: call:
+; CHECK: %r = call i32 @run(
+; CHECK-NEXT: call i64 @llvm.readcyclecounter()
+; That probe starts a fresh budget: the block leaves the bound less what follows it (2),
+; rather than charging the call's whole bound and making the budget probe again.
+; CHECK: next:
+; CHECK-NEXT: %quanta.budget.2 = phi i64 {{.*}}[ 998, %{{[0-9]+}} ]
+define i32 @run(ptr %code, i32 %depth) {
+entry:
+  br label %dispatch
+dispatch:
+  %pc = phi i64 [ 0, %entry ], [ %pc.next, %next ]
+  %acc = phi i32 [ 0, %entry ], [ %acc.next, %next ]
+  %p = getelementptr inbounds i8, ptr %code, i64 %pc
+  %op = load i8, ptr %p
+  switch i8 %op, label %next [ i8 1, label %add
+                               i8 2, label %call
+                               i8 0, label %done ]
+add:
+  %a1 = add i32 %acc, 3
+  br label %next
+call:
+  %d1 = add i32 %depth, 1
+  %sub = getelementptr inbounds i8, ptr %code, i64 16
+  %r = call i32 @run(ptr %sub, i32 %d1)
+  %a2 = add i32 %acc, %r
+  br label %next
+next:
+  %acc.next = phi i32 [ %acc, %dispatch ], [ %a1, %add ], [ %a2, %call ]
+  %pc.next = add i64 %pc, 1
+  br label %dispatch
+done:
+  ret i32 %acc
+}
