@@ -132,8 +132,8 @@ def main():
     ap.add_argument("--build", default=str(ROOT / "build"))
     ap.add_argument("--configs", default=",".join(DEFAULT_CONFIGS), help="comma list of: " + ", ".join(CONFIGS))
     ap.add_argument("--rates", default="5000,10000,20000", help="offered base rates (rps)")
-    ap.add_argument("--profiles", default="constant,bursts:2.75:1:0.25",
-                    help="--rate-profile of each series (comma list; a bursts spec has its own colons)")
+    ap.add_argument("--profiles", default="constant;bursts:2.75:1:0.25",
+                    help="--rate-profile of each series, separated by ';' (a steps spec has commas of its own)")
     ap.add_argument("--be-share", type=float, default=2.0, help="percent of requests that compress")
     ap.add_argument("--duration-s", type=float, default=3.0)
     ap.add_argument("--seed", type=int, default=1)
@@ -156,8 +156,9 @@ def main():
         assert rates and all(r > 0 for r in rates)
     except (ValueError, AssertionError):
         ap.error(f"--rates: '{args.rates}' is not a comma list of positive integers")
-    profiles = [p for p in args.profiles.replace(",bursts", ";bursts").replace(",steps", ";steps").split(";") if p]
-    profiles = [q for p in profiles for q in (p.split(",") if not p.startswith(("bursts", "steps")) else [p])]
+    profiles = [p for p in args.profiles.split(";") if p]
+    if not profiles:
+        ap.error("--profiles: no rate profile given")
     if not 0 <= args.be_share <= 100:
         ap.error("--be-share must be within 0..100")
     if args.duration_s <= 0:
