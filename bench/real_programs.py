@@ -26,9 +26,9 @@ Every build's output on the benchmark input must equal the plain build's (after 
 what a program prints about time); the exit status is 1 if one does not.
 
 usage: bench/real_programs.py [--quick] [--programs a,b] [--pairs N] [--out FILE] ...
-       bench/real_programs.py --table REPORT.json     (the Markdown table of docs/pass.md)
+       bench/real_programs.py --table REPORT.json     (the Markdown table of docs/pass-results.md)
 Prints JSON on stdout (or to --out). A missing build is made just before its program is
-measured (all of them with --rebuild), unless --no-build. docs/pass.md has the results.
+measured (all of them with --rebuild), unless --no-build. docs/pass-results.md has the results.
 """
 import argparse
 import hashlib
@@ -498,7 +498,7 @@ def num(x, fmt):
 
 
 def table(report):
-    """The Markdown table docs/pass.md shows, from a report."""
+    """The Markdown table docs/pass-results.md shows, from a report."""
     rows = ["| program | static probes clock / flag | executed clock probes per µs | clock time (instructions) | "
             "flag time (instructions) | clock MAE, cycles (all quanta) | p99 / q (all) | longest gap, quanta (> 4 q) |",
             "|---|---|---|---|---|---|---|---|"]
