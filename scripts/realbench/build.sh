@@ -60,7 +60,11 @@ fi
 
 rm -rf "$dir"
 mkdir -p "$dir"
-if [ "$qmode" = none ]; then extra="-fstack-clash-protection"; link_extra=""; else extra=""; link_extra="$shim"; fi
+# QUANTA_REALBENCH_PASS_FLAGS (instrumented builds only): extra compiler flags, e.g.
+# "-mllvm -quanta-merge-exit=0" to build with one rule switched off
+# (experiments/pass_rule_ablation.py).
+if [ "$qmode" = none ]; then extra="-fstack-clash-protection"; link_extra=""
+else extra="${QUANTA_REALBENCH_PASS_FLAGS:-}"; link_extra="$shim"; fi
 for lang in cc cxx; do
   real="$qbuild/bin/quanta-clang"; [ "$lang" = cxx ] && real="$qbuild/bin/quanta-clang++"
   cat > "$dir/$lang" <<W
