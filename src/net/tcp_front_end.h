@@ -139,6 +139,9 @@ class TcpFrontEnd final : public Source, public Sink {
   // kIoUring: ask epoll at the next poll whatever the ring says (the last harvest filled
   // its array; or the dispatcher slept on the set, and its wake may beat the ring's).
   bool harvest_again_ = false;
+  // Polls in a row that skipped epoll because connections already buffered gave requests
+  // (kSkippedHarvestsAtMost in tcp_front_end.cc bounds them).
+  uint32_t skipped_harvests_ = 0;
   uint64_t ring_errors_seen_ = 0;
   sockaddr_storage bound_{};
   FrontEndLimits limits_;

@@ -3,7 +3,9 @@
 // before it reads the socket again, so requests that came while earlier ones ran are
 // fetched by one recv when the buffer runs dry, not by one recv after every reply. Driven
 // from this thread as the dispatcher would drive it, with a real client socket on
-// loopback; `tcp.reads` counts the recv calls. Counts and ordering only.
+// loopback; `tcp.reads` counts the recv calls. And while such buffered requests keep
+// coming, the front end asks epoll at most every 8th poll, yet a request on another
+// connection is still taken within 8 polls. Counts and ordering only.
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
@@ -103,6 +105,15 @@ class TcpReads : public ::testing::Test {
   }
 
   uint64_t reads() const { return counters_.get(NetCounter::kTcpReads); }
+  uint64_t epoll_waits() const { return counters_.get(NetCounter::kTcpEpollWaits); }
+
+  int connect_other() {
+    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    EXPECT_GE(fd, 0);
+    const sockaddr_storage& address = front_end_.address();
+    EXPECT_EQ(::connect(fd, reinterpret_cast<const sockaddr*>(&address), sizeof(sockaddr_in)), 0);
+    return fd;
+  }
 
   NetCounters counters_;
   DefaultWireFormat format_;
@@ -146,6 +157,53 @@ TEST_F(TcpReads, BufferedRequestsAreFramedBeforeTheSocketIsReadAgain) {
   for (uint64_t id = 1; id <= 4; ++id) EXPECT_EQ(read_reply_id(), id) << "replies in the order of the requests";
   EXPECT_EQ(counters_.get(NetCounter::kTcpRequests), 4u);
   EXPECT_EQ(counters_.get(NetCounter::kTcpRepliesOk), 4u);
+}
+
+TEST_F(TcpReads, QueuedRequestsSkipEpollButAnotherConnectionWaitsAtMostEightPolls) {
+  // A second connection, accepted with the first request and silent until later.
+  const int other = connect_other();
+  // 40 requests at once on one connection: after the first, each poll takes the next from
+  // the buffer as the previous one's reply goes out.
+  std::vector<uint64_t> ids;
+  for (uint64_t id = 1; id <= 40; ++id) ids.push_back(id);
+  send_requests(ids);
+  Request* r = take_one();
+  ASSERT_NE(r, nullptr);
+  const uint64_t waits_before = epoll_waits();
+  for (uint64_t id = 2; id <= 17; ++id) {
+    finish(r);
+    Request* batch[8];
+    ASSERT_EQ(front_end_.poll(0, batch, 8), 1u) << "the next request is in the buffer";
+    r = batch[0];
+    ASSERT_EQ(r->cookie, id);
+  }
+  // 16 polls, each with a request from the buffer: epoll asked at every 8th.
+  EXPECT_EQ(epoll_waits() - waits_before, 2u);
+
+  // Another connection sends a request while the first still has 23 queued: it is taken
+  // within 8 polls, each of which also takes the first connection's next request.
+  unsigned char bytes[QUANTA_WIRE_REQUEST_HEADER];
+  const quanta_wire_request request{0, 0, 1000};
+  quanta_wire_encode_request(bytes, &request);
+  ASSERT_EQ(::send(other, bytes, sizeof bytes, MSG_NOSIGNAL), static_cast<ssize_t>(sizeof bytes));
+  bool other_taken = false;
+  int polls = 0;
+  while (!other_taken && polls < 8) {
+    finish(r);
+    Request* batch[8];
+    const uint32_t n = front_end_.poll(0, batch, 8);
+    ++polls;
+    for (uint32_t i = 0; i < n; ++i) {
+      if (batch[i]->cookie == 1000) {
+        other_taken = true;
+        finish(batch[i]);
+      } else {
+        r = batch[i];
+      }
+    }
+  }
+  EXPECT_TRUE(other_taken) << "the other connection's request waited more than 8 polls";
+  ::close(other);
 }
 
 }  // namespace
