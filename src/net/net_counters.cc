@@ -41,6 +41,7 @@ const char* net_counter_name(NetCounter counter) {
     case NetCounter::kTcpClosedError: return "tcp.closed_error";
     case NetCounter::kTcpRepliesDiscarded: return "tcp.replies_discarded";
     case NetCounter::kTcpEpollWaits: return "tcp.epoll_waits";
+    case NetCounter::kTcpReads: return "tcp.reads";
     case NetCounter::kTcpPollRingErrors: return "tcp.poll_ring_errors";
     case NetCounter::kCount: break;
   }

@@ -53,7 +53,9 @@ enum class NetCounter : uint32_t {
   kTcpClosedError,          // a read or write failed (reset by the peer): closed
   kTcpRepliesDiscarded,     // finished requests whose connection had closed: no one to tell
   kTcpEpollWaits,           // epoll_wait calls that looked for ready sockets: one per poll with
-                            // --tcp-poll epoll, one per readiness signalled with io_uring
+                            // --tcp-poll epoll (but for polls that took buffered requests and
+                            // skipped it), one per readiness signalled with io_uring
+  kTcpReads,                // recv calls on connections (a read may bring several requests)
   kTcpPollRingErrors,       // --tcp-poll io_uring: the poll on the epoll set failed to arm or completed
                             // with an error (epoll is then asked at every poll until it is armed)
   kCount

@@ -107,8 +107,14 @@ class TcpFrontEnd final : public Source, public Sink {
   // serves them.
   void harvest(Request** out, uint32_t max, uint32_t& n);
   void accept_new();
+  // Frames what the connection's buffer holds, and reads the socket only when that is not
+  // a whole request: a connection whose client sent several requests at once is read once
+  // for all of them, not once per request (an in-order protocol frames one at a time).
   void read_and_frame(uint32_t slot, Request** out, uint32_t max, uint32_t& n);
-  void frame(uint32_t slot, Request** out, uint32_t max, uint32_t& n);
+  // Frames requests from the buffer; true when it stopped because the buffer holds no
+  // whole request (so reading the socket could let it go on), false when it stopped for
+  // another reason (the in-flight limit, a full batch, a closed or closing connection).
+  bool frame(uint32_t slot, Request** out, uint32_t max, uint32_t& n);
   // Gives a request of connection `slot` its sequence number and window slot, for a reply
   // the front end answers itself or one the runtime will finish.
   uint64_t take_sequence(TcpConnection& c);
@@ -133,6 +139,9 @@ class TcpFrontEnd final : public Source, public Sink {
   // kIoUring: ask epoll at the next poll whatever the ring says (the last harvest filled
   // its array; or the dispatcher slept on the set, and its wake may beat the ring's).
   bool harvest_again_ = false;
+  // Polls in a row that skipped epoll because connections already buffered gave requests
+  // (kSkippedHarvestsAtMost in tcp_front_end.cc bounds them).
+  uint32_t skipped_harvests_ = 0;
   uint64_t ring_errors_seen_ = 0;
   sockaddr_storage bound_{};
   FrontEndLimits limits_;
