@@ -210,7 +210,10 @@ def main():
     client_app = str(Path(args.build) / "lib" / "quanta" / "apps" / "kvcache-plain.so")
 
     mc_port, q_port = free_port(), free_port()
-    mc_cmd = [memcached, "-t", "1", "-l", "127.0.0.1", "-p", str(mc_port), "-U", str(mc_port), "-m", "256"]
+    # memcached runs on the last CPU, as quanta's one thread does: the client keeps the first
+    # (unpinned, memcached's threads could also take turns on the client's CPU).
+    last_cpu = str(max(os.sched_getaffinity(0)))
+    mc_cmd = ["taskset", "-c", last_cpu, memcached, "-t", "1", "-l", "127.0.0.1", "-p", str(mc_port), "-U", str(mc_port), "-m", "256"]
     if os.geteuid() == 0:
         mc_cmd += ["-u", "root"]
     layouts = args.quanta.split(",")
@@ -219,7 +222,7 @@ def main():
     names = ["memcached"] + [f"quanta-{l}" for l in layouts]
 
     def quanta_command(layout):
-        pin = ["taskset", "-c", str(max(os.sched_getaffinity(0)))] if layout in LAST_CPU_LAYOUTS else []
+        pin = ["taskset", "-c", last_cpu] if layout in LAST_CPU_LAYOUTS else []
         return pin + [quanta, "serve", "--app", server_app, "--app-config", f"keys={args.keys},value_bytes={args.value_bytes}",
                 "--listen", f"tcp://127.0.0.1:{q_port}", "--listen", f"udp://127.0.0.1:{q_port}", "--format", "json",
                 "--idle-spin-us", str(args.idle_spin_us), "--udp-receive", args.udp_receive, "--tcp-poll", args.tcp_poll,
