@@ -31,9 +31,9 @@ inline void call_handler(const quanta_app& app, Request& request) { call_handler
 // `stalls` touched), its sink. After this the request belongs to the sink.
 inline void finish_request(Request& request, uint64_t start_tsc, uint64_t finish_tsc, uint64_t cpu_cycles,
                            uint32_t preemptions, int32_t worker, RequestRecorder& recorder, const StallWatch& stalls) {
-  // A worker starts a quantum's clock at the previous quantum's stop (one clock read per
-  // quantum), which can be before this request reached it: its start is never before its
-  // arrival.
+  // A worker may start a quantum's clock at the previous quantum's stop (one clock read
+  // per quantum; Worker::quantum_start), which can be before this request reached it (a
+  // centralized worker's first quantum of it): its start is never before its arrival.
   request.start_tsc = start_tsc > request.arrival_tsc ? start_tsc : request.arrival_tsc;
   request.finish_tsc = finish_tsc;
   request.cpu_cycles = cpu_cycles;

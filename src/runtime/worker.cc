@@ -77,6 +77,7 @@ void Worker::admit(Request* request) {
   slot.task.start(stacks_.acquire(), &Worker::task_body, &slot);
   if (classes_) classes_->admitting(id, request->class_index);
   policy_->admit(id);
+  clock_stale_ = true;
 }
 
 uint64_t Worker::open_quantum(uint64_t now, const Request& request, uint64_t quantum_cycles) {
@@ -116,6 +117,13 @@ void Worker::finish(Request& request, const Task& task, uint64_t finish_tsc) {
   if (request.status != 0) ++totals_.app_errors;
   ++totals_.completed;
   finish_request(request, task, finish_tsc, index_, recorder_, stall_watch_);
+  clock_stale_ = true;
+}
+
+uint64_t Worker::quantum_start(uint64_t now) {
+  if (!clock_stale_) return now;
+  clock_stale_ = false;
+  return read_tsc();
 }
 
 uint64_t Worker::idle_tick(uint64_t last) {
@@ -178,7 +186,7 @@ void Worker::run() {
   preempt_state().pc_samples = &counters_.samples;
   preempt_state().pc_sample = &counters_.sampled_pc;
   state_.store(State::kReady, std::memory_order_release);
-  // `now` is carried from one quantum's stop to the next one's start.
+  // `now` is carried from one quantum's stop to the next one's start (quantum_start()).
   if (config_.central_slots != nullptr) {
     run_central(read_tsc());
   } else {
@@ -229,6 +237,7 @@ void Worker::run_local(uint64_t now) {
     uint64_t quantum_cycles = config_.quanta->of(*slot.request);
     // A class on its budget stops where the budget ends, whatever the quantum.
     if (classes_) quantum_cycles = classes_->picked(quantum_cycles);
+    now = quantum_start(now);
     const uint64_t deadline = open_quantum(now, *slot.request, quantum_cycles);
     const uint64_t start = now;
     const bool done = runner_.resume(slot.task, now, deadline);
@@ -276,6 +285,7 @@ void Worker::run_central(uint64_t now) {
     CentralSlot& slot = slots[id];
     if (slot.last_runner != -1 && slot.last_runner != index_) ++totals_.migrations;
     slot.last_runner = index_;
+    now = quantum_start(now);
     const uint64_t deadline = open_quantum(now, *slot.request, config_.quanta->of(*slot.request));
     const uint64_t start = now;
     const bool done = runner_.resume(slot.task, now, deadline);
