@@ -79,9 +79,10 @@ struct Walk {
 }  // namespace
 
 CallSummary placeBoundedPaths(Function& F, LoopInfo& LI, const LoopPlanner& loops, const CostModel& CM,
-                              ProbeEmitter& PE, uint64_t bound, bool entryProbe, bool indirectReenters,
+                              ProbeEmitter& PE, uint64_t bound, EntryOnCycle entry, bool indirectReenters,
                               OptimizationRemarkEmitter* ORE) {
   Walk w{CM, bound, indirectReenters, {}, {}};
+  Instruction* tickAt = nullptr;
   DenseMap<BasicBlock*, Reach> out;
   ReversePostOrderTraversal<Function*> rpo(&F);
   for (BasicBlock* BB : rpo) {
@@ -90,10 +91,14 @@ CallSummary placeBoundedPaths(Function& F, LoopInfo& LI, const LoopPlanner& loop
       in.fromEntry = 0;
       // After the allocas: the probe splits its block, and an alloca moved out of the entry
       // block would become a dynamic one.
-      if (entryProbe) {
+      if (entry != EntryOnCycle::None) {
         BasicBlock::iterator at = BB->getFirstInsertionPt();
         while (isa<AllocaInst>(*at) || isa<DbgInfoIntrinsic>(*at)) ++at;
-        w.cut(&*at, in, Cut::Cycle, 0);
+        // A tick does not always read the clock: the walk goes on as if it were not there,
+        // so the summary's `entry` (what callers add, and the tick's charge) is the longest
+        // probe-free path from the tick.
+        if (entry == EntryOnCycle::Tick) tickAt = &*at;
+        else w.cut(&*at, in, Cut::Cycle, 0);
       }
     }
     for (BasicBlock* P : predecessors(BB)) {
@@ -121,6 +126,11 @@ CallSummary placeBoundedPaths(Function& F, LoopInfo& LI, const LoopPlanner& loop
   for (const Walk::Placed& c : w.cuts) {
     noteCut(ORE, c.at, c.why, c.detail, bound);
     PE.mark(c.at);
+  }
+  if (tickAt) {
+    uint64_t charge = tickCharge(w.summary);
+    noteCut(ORE, tickAt, Cut::Tick, charge, bound);
+    PE.markTick(tickAt, charge);
   }
   return w.summary;
 }

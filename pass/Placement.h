@@ -16,13 +16,17 @@ namespace quanta {
 // `bound`. A path about to enter a loop whose iteration would push it past the bound is cut
 // in the preheader, so the probe runs once per loop entry rather than once per iteration.
 // A call to an instrumented function of the module runs on the path by its summary: cut
-// before it when the callee's probe-free start would pass the bound. `entryProbe` (a
-// function on a call-graph cycle) puts a probe first; `indirectReenters` (an indirect call
-// may reach a function of that cycle) makes an indirect call end like a call within the
-// cycle. Returns F's own summary, as its callers will charge it.
+// before it when the callee's probe-free start would pass the bound. A function on a
+// call-graph cycle puts a clock probe or a tick first (`entry`); `indirectReenters` (an
+// indirect call may reach a function of that cycle) makes an indirect call end like a call
+// within the cycle. Returns F's own summary, as its callers will charge it.
+enum class EntryOnCycle { None, Probe, Tick };
 CallSummary placeBoundedPaths(llvm::Function& F, llvm::LoopInfo& LI, const LoopPlanner& loops,
-                              const CostModel& CM, ProbeEmitter& PE, uint64_t bound, bool entryProbe,
+                              const CostModel& CM, ProbeEmitter& PE, uint64_t bound, EntryOnCycle entry,
                               bool indirectReenters, llvm::OptimizationRemarkEmitter* ORE);
+// What an entry tick takes from the thread's budget: its function's longest probe-free
+// path from the entry (summary.entry, walked with the tick left out), at least 1.
+inline uint64_t tickCharge(const CallSummary& s) { return s.entry ? s.entry : 1; }
 
 // Flag mode (Concord's rules): a probe at the entry of every non-trivial function and right
 // after every call into uninstrumented code, except a lock call (bracketed instead).
