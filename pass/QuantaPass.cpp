@@ -84,10 +84,10 @@ static std::string statsLine(const Module& M, Mode mode, const ModuleStats& st) 
 
 // print<quanta-plan>: the function's loops as planned, outermost first, indented by depth.
 static void printPlans(raw_ostream& os, Function& F, LoopInfo& LI, const LoopPlanner& loops, EntryOnCycle entry,
-                       const CallSummary* summary) {
+                       uint64_t tickCharge, const CallSummary* summary) {
   os << "function " << F.getName() << ":";
   if (entry == EntryOnCycle::Probe) os << " entry probe (on a call-graph cycle);";
-  if (entry == EntryOnCycle::Tick) os << " entry tick, charge " << tickCharge(*summary) << " (on a call-graph cycle);";
+  if (entry == EntryOnCycle::Tick) os << " entry tick, charge " << tickCharge << " (on a call-graph cycle);";
   // The callers' view of F (CostModel.h): unprobed from its entry, before its returns,
   // and from entry to a return on a path with no probe at all.
   if (summary) {
@@ -181,11 +181,14 @@ static ModuleStats instrumentFunctions(Module& M, FunctionAnalysisManager& FAM, 
     loops.plan();
     EntryOnCycle entry = !v.onCycle ? EntryOnCycle::None
                          : cfg.compare.cycleTicks ? EntryOnCycle::Tick : EntryOnCycle::Probe;
-    if (clock)
-      CM.setSummary(&F, placeBoundedPaths(F, LI, loops, CM, PE, cfg.bound, entry, v.indirectReenters, ORE));
-    else
+    Placed placed;
+    if (clock) {
+      placed = placeBoundedPaths(F, LI, loops, CM, PE, cfg.bound, entry, v.indirectReenters, ORE);
+      CM.setSummary(&F, placed.summary);
+    } else {
       placeFlagPoints(F, LI, CM, PE, cfg.flagMinFnCost, ORE);
-    if (plans) printPlans(*plans, F, LI, loops, entry, clock ? CM.summaryOf(&F) : nullptr);
+    }
+    if (plans) printPlans(*plans, F, LI, loops, entry, placed.entryTickCharge, clock ? CM.summaryOf(&F) : nullptr);
     loops.apply(ORE);
     const LoopStats& ls = loops.stats();
     st.loops.statics += ls.statics;
