@@ -68,10 +68,11 @@ struct Walk {
     charge.push_back(0);
   }
   // A path from a tick about to take `c` more than the tick target gets a tick of its own
-  // (not in a loop: it would run every iteration).
+  // (not in a loop: it would run every iteration; not at a return, which ends the stretch).
   bool wantsTick(const Reach& r, uint64_t c, Instruction& I) const {
     uint64_t since = r.sinceTick();
-    return !r.ticks.empty() && !inLoop && since > 0 && since + c > tickTarget && !I.isEHPad() && !isa<PHINode>(I);
+    return !r.ticks.empty() && !inLoop && since > 0 && since + c > tickTarget && !I.isEHPad() &&
+           !isa<PHINode>(I) && !isa<ReturnInst>(I);
   }
   void growTicks(Reach& r, uint64_t c) {
     for (auto& [i, len] : r.ticks) {
@@ -127,8 +128,8 @@ struct Walk {
 }  // namespace
 
 Placed placeBoundedPaths(Function& F, LoopInfo& LI, const LoopPlanner& loops, const CostModel& CM,
-                              ProbeEmitter& PE, uint64_t bound, EntryOnCycle entry, bool indirectReenters,
-                              OptimizationRemarkEmitter* ORE) {
+                         ProbeEmitter& PE, uint64_t bound, EntryOnCycle entry, bool indirectReenters,
+                         OptimizationRemarkEmitter* ORE) {
   Walk w{CM, bound, indirectReenters, bound / 8, false, {}, {}, {}, {}};
   DenseMap<BasicBlock*, Reach> out;
   ReversePostOrderTraversal<Function*> rpo(&F);
