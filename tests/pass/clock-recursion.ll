@@ -17,6 +17,9 @@
 ; RUN: %opt -passes=quanta-clock -quanta-call-summaries=0 -S %s | FileCheck %s --check-prefix=OLD
 ; OLD-NOT: readcyclecounter
 
+; The budget is the runtime's, initial-exec like the deadline (one %fs-relative access).
+; TICK: @quanta_tick_budget = external thread_local(initialexec) global i64
+
 ; Direct recursion: a tick first, after the allocas, and a clock probe between the
 ; recursive call and the add that follows it. The charge, 7: the alloca, the null test and
 ; its branch, the two loads before the recursive call (2 each). The slow path reads the
