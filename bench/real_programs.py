@@ -374,6 +374,10 @@ class Bench:
             same(m, digest)
         rep, digest, _ = self.report_of(program, "clock-count", "count")
         res["modes"]["clock"]["executed_probes"] = rep.get("executed_probes")
+        # Entry ticks count among the probes; these tell how many read the clock.
+        for k in ("executed_ticks", "tick_clock_reads", "executed_clock_reads"):
+            if k in rep:
+                res["modes"]["clock"][k] = rep[k]
         same("clock-count", digest)
 
         # Paired time overhead, pairs interleaved across modes.

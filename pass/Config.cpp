@@ -36,6 +36,9 @@ static cl::opt<bool> OptStats("quanta-stats", cl::desc("print probe counts per m
 static cl::opt<std::string> OptStatsFile("quanta-stats-file",
                                          cl::desc("append the per-module probe counts to this file instead of stderr"));
 
+static cl::opt<bool> OptCycleTicks("quanta-cycle-ticks",
+                                   cl::desc("clock mode: functions on a call-graph cycle start with a tick (1) or a clock probe (0)"));
+
 // Comparisons (Config.h): hidden, no variables.
 static cl::opt<bool> OptCallSummaries("quanta-call-summaries", cl::init(true), cl::Hidden,
                                       cl::desc("clock mode: charge calls by their callees' probe-free stretches"));
@@ -169,8 +172,9 @@ Config loadConfig(std::string& error) {
   }
   // Naming a file asks for the numbers: QUANTA_STATS need not be set as well.
   if (!c.statsFile.empty()) c.stats = true;
-  c.compare = Comparisons{OptCallSummaries, OptMergeExit, OptChainScans, OptStrideOverChildren, OptPollYieldsToExit,
-                          OptFlagPollAt};
+  c.compare = Comparisons{true, OptCallSummaries, OptMergeExit, OptChainScans, OptStrideOverChildren,
+                          OptPollYieldsToExit, OptFlagPollAt};
+  c.compare.cycleTicks = r.pickBool(OptCycleTicks, "QUANTA_CYCLE_TICKS", true);
   error = r.error;
   return c;
 }

@@ -18,8 +18,13 @@ const char* modeName(Mode m);
 enum class PollAt { Auto, Latch, Top };
 
 // Switches that turn one placement rule off, so that a test or a measurement can show what
-// the rule changes. Hidden options with no environment variable: not configuration.
+// the rule changes. Hidden options with no environment variable (not configuration), except
+// cycleTicks, which a whole-program build through the wrappers can only set by variable.
 struct Comparisons {
+  // -quanta-cycle-ticks=0 / QUANTA_CYCLE_TICKS=0: a function on a call-graph cycle starts
+  // with a clock probe instead of a tick (a budget countdown that reads the clock when it
+  // runs out).
+  bool cycleTicks = true;
   // -quanta-call-summaries=0: a call to an instrumented function costs 1, and no function
   // probes at entry for being on a call-graph cycle (the placement before summaries).
   bool callSummaries = true;

@@ -29,6 +29,8 @@ STATISTIC(NumCutPath, "Probes where a straight-line path would pass the bound");
 STATISTIC(NumCutBeforeCall, "Probes before a call whose callee starts with a long unprobed stretch");
 STATISTIC(NumCutLoopEntry, "Probes in a preheader, before a loop the path could not afford");
 STATISTIC(NumCutCycle, "Entry probes of functions on a call-graph cycle (recursion)");
+STATISTIC(NumCycleTicks, "Entry ticks of functions on a call-graph cycle (recursion)");
+STATISTIC(NumPathTicks, "Ticks where a path from a tick would pass an eighth of the bound");
 STATISTIC(NumFlagEntry, "Flag-mode entry probes");
 STATISTIC(NumFlagAfterCall, "Flag-mode probes after calls into code the pass does not see");
 STATISTIC(NumNoProbeAfterLock, "Flag-mode probes left out after lock calls (preempt-disabled region)");
@@ -128,6 +130,16 @@ void noteCut(OptimizationRemarkEmitter* ORE, Instruction* at, Cut why, uint64_t 
       ++NumCutCycle;
       name = "EntryProbeOnCycle";
       os << "entry probe: " << at->getFunction()->getName() << " is on a call-graph cycle";
+      break;
+    case Cut::Tick:
+      ++NumCycleTicks;
+      name = "EntryTickOnCycle";
+      os << "entry tick, charge " << detail << ": " << at->getFunction()->getName() << " is on a call-graph cycle";
+      break;
+    case Cut::PathTick:
+      ++NumPathTicks;
+      name = "TickOnLongPath";
+      os << "tick, charge " << detail << ": the path from a tick would pass an eighth of the bound here";
       break;
   }
   remark(ORE, name, at, text);

@@ -25,6 +25,8 @@ enum class Cut {
   BeforeCall,  // the callee's unprobed start would take the path past the bound
   LoopEntry,   // entering the loop would: the probe runs once per entry, in the preheader
   Cycle,       // the function is on a call-graph cycle: a probe at its entry
+  Tick,        // ... and a tick there instead (detail: its charge)
+  PathTick,    // a path from a tick would pass B/8 here: a tick of its own (detail: its charge)
 };
 
 // The loop's header block: its name, or its slot number (%5) when names were discarded.

@@ -16,13 +16,21 @@ namespace quanta {
 // `bound`. A path about to enter a loop whose iteration would push it past the bound is cut
 // in the preheader, so the probe runs once per loop entry rather than once per iteration.
 // A call to an instrumented function of the module runs on the path by its summary: cut
-// before it when the callee's probe-free start would pass the bound. `entryProbe` (a
-// function on a call-graph cycle) puts a probe first; `indirectReenters` (an indirect call
-// may reach a function of that cycle) makes an indirect call end like a call within the
-// cycle. Returns F's own summary, as its callers will charge it.
-CallSummary placeBoundedPaths(llvm::Function& F, llvm::LoopInfo& LI, const LoopPlanner& loops,
-                              const CostModel& CM, ProbeEmitter& PE, uint64_t bound, bool entryProbe,
-                              bool indirectReenters, llvm::OptimizationRemarkEmitter* ORE);
+// before it when the callee's probe-free start would pass the bound. A function on a
+// call-graph cycle puts a clock probe or a tick first (`entry`); a path from a tick that
+// would pass B/8 outside loops gets a tick of its own there, so that the entry tick charges
+// the short paths, not the rare long one. `indirectReenters` (an indirect call may reach a
+// function of that cycle) makes an indirect call end like a call within the cycle. Returns
+// F's own summary, as its callers will charge it (ticks are no probes to them), and the
+// entry tick's charge (0: none).
+enum class EntryOnCycle { None, Probe, Tick };
+struct Placed {
+  CallSummary summary;
+  uint64_t entryTickCharge = 0;
+};
+Placed placeBoundedPaths(llvm::Function& F, llvm::LoopInfo& LI, const LoopPlanner& loops, const CostModel& CM,
+                         ProbeEmitter& PE, uint64_t bound, EntryOnCycle entry, bool indirectReenters,
+                         llvm::OptimizationRemarkEmitter* ORE);
 
 // Flag mode (Concord's rules): a probe at the entry of every non-trivial function and right
 // after every call into uninstrumented code, except a lock call (bracketed instead).

@@ -31,13 +31,11 @@ GlobalVariable* ProbeEmitter::tlsGlobal(StringRef name, Type* ty, bool define) {
   return GV;
 }
 
-void ProbeEmitter::emitExecCount(IRBuilder<>& B) {
+void ProbeEmitter::emitExecCount(IRBuilder<>& B, StringRef name) {
   if (!cfg_.countExec) return;
   Type* i64 = B.getInt64Ty();
-  GlobalVariable* GV = M_.getNamedGlobal("quanta_stat_probes_executed");
-  if (!GV)
-    GV = new GlobalVariable(M_, i64, false, GlobalValue::WeakAnyLinkage, ConstantInt::get(i64, 0),
-                            "quanta_stat_probes_executed");
+  GlobalVariable* GV = M_.getNamedGlobal(name);
+  if (!GV) GV = new GlobalVariable(M_, i64, false, GlobalValue::WeakAnyLinkage, ConstantInt::get(i64, 0), name);
   Value* v = B.CreateLoad(i64, GV);
   B.CreateStore(B.CreateAdd(v, B.getInt64(1)), GV);
 }
@@ -55,6 +53,27 @@ void ProbeEmitter::emitClockProbe(Instruction* at, bool count) {
   IRBuilder<> S(then);
   FunctionCallee slow = M_.getOrInsertFunction("quanta_probe_slow", Type::getVoidTy(C_));
   S.CreateCall(slow)->setDebugLoc(at->getDebugLoc());
+}
+
+// An entry tick (a function on a call-graph cycle): takes `charge` from the thread's budget
+// quanta_tick_budget and reads the clock only when the budget goes below zero, restarting
+// it at B - charge, so that the charges of the ticks between two of its reads sum to at
+// most B (docs/pass.md, "Across calls"). The store comes before the slow path: after a
+// yield the task may run on another thread, whose budget this code must not touch through
+// an address computed here.
+void ProbeEmitter::emitTick(Instruction* at, uint64_t charge) {
+  IRBuilder<> B(at);
+  emitExecCount(B);
+  emitExecCount(B, "quanta_stat_ticks_executed");
+  Type* i64 = B.getInt64Ty();
+  Value* addr = B.CreateThreadLocalAddress(tlsGlobal("quanta_tick_budget", i64, false));
+  Value* left = B.CreateSub(B.CreateAlignedLoad(i64, addr, Align(8)), B.getInt64(charge), "quanta.tick");
+  Value* out = B.CreateICmpSLT(left, B.getInt64(0), "quanta.tickout");
+  B.CreateAlignedStore(B.CreateSelect(out, B.getInt64(int64_t(cfg_.bound) - int64_t(charge)), left), addr, Align(8));
+  Instruction* then = SplitBlockAndInsertIfThen(out, at, false, unlikely_);
+  IRBuilder<> S(then);
+  emitExecCount(S, "quanta_stat_tick_clock_reads");
+  emitClockProbe(then, /*count=*/false);
 }
 
 // Volatile, like the flag load (emitFlagProbe): a plain load could be merged with one read
@@ -126,9 +145,11 @@ unsigned ProbeEmitter::expand(Function& F) {
       if (isProbeMarker(I)) markers.push_back(&I);
   for (Instruction* m : markers) {
     if (Value* slot = slotOf_.lookup(m)) emitSlotFlagProbe(m, slot);
+    else if (auto tick = tickCharge_.find(m); tick != tickCharge_.end()) emitTick(m, tick->second);
     else if (cfg_.mode == Mode::Flag) emitFlagProbe(m);
     else emitClockProbe(m);  // clock, and the counter baseline's threshold check
     slotOf_.erase(m);
+    tickCharge_.erase(m);
     m->eraseFromParent();
   }
   return markers.size();

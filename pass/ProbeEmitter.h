@@ -20,6 +20,8 @@ class ProbeEmitter {
 
   // Drops a marker before `pos` (which must not be a PHI or an EH pad).
   llvm::CallInst* mark(llvm::Instruction* pos);
+  // A marker that expands into an entry tick (emitTick) charging `charge` units.
+  void markTick(llvm::Instruction* pos, uint64_t charge) { tickCharge_[mark(pos)] = charge; }
   // Rewrites every marker in F into a probe; returns how many.
   unsigned expand(llvm::Function& F);
   // Counter mode (the Compiler-Interrupts-style baseline): every block adds its cost to a
@@ -30,8 +32,8 @@ class ProbeEmitter {
   llvm::MDNode* unlikely() const { return unlikely_; }
   // Removes the marker declaration once no call is left.
   void finish();
-  // Adds one to quanta_stat_probes_executed (with -quanta-count-probes only).
-  void emitExecCount(llvm::IRBuilder<>& B);
+  // Adds one to the counter `name` (with -quanta-count-probes only).
+  void emitExecCount(llvm::IRBuilder<>& B, llvm::StringRef name = "quanta_stat_probes_executed");
   // The running thread's flag pointer (volatile load of quanta_flag_word).
   llvm::Value* loadFlagPointer(llvm::IRBuilder<>& B);
   // The flag's slow path for code that keeps the flag pointer in a register: calls
@@ -49,6 +51,7 @@ class ProbeEmitter {
  private:
   void emitClockProbe(llvm::Instruction* at, bool count = true);
   void emitFlagProbe(llvm::Instruction* at);
+  void emitTick(llvm::Instruction* at, uint64_t charge);
 
   llvm::Module& M_;
   const Config& cfg_;
@@ -59,6 +62,7 @@ class ProbeEmitter {
                                llvm::LoopInfo* LI = nullptr);
   llvm::Function* flagReload_ = nullptr;
   llvm::DenseMap<llvm::Instruction*, llvm::Value*> slotOf_;
+  llvm::DenseMap<llvm::Instruction*, uint64_t> tickCharge_;
 };
 
 }  // namespace quanta

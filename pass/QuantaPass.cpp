@@ -83,10 +83,11 @@ static std::string statsLine(const Module& M, Mode mode, const ModuleStats& st) 
 }
 
 // print<quanta-plan>: the function's loops as planned, outermost first, indented by depth.
-static void printPlans(raw_ostream& os, Function& F, LoopInfo& LI, const LoopPlanner& loops, bool onCycle,
-                       const CallSummary* summary) {
+static void printPlans(raw_ostream& os, Function& F, LoopInfo& LI, const LoopPlanner& loops, EntryOnCycle entry,
+                       uint64_t tickCharge, const CallSummary* summary) {
   os << "function " << F.getName() << ":";
-  if (onCycle) os << " entry probe (on a call-graph cycle);";
+  if (entry == EntryOnCycle::Probe) os << " entry probe (on a call-graph cycle);";
+  if (entry == EntryOnCycle::Tick) os << " entry tick, charge " << tickCharge << " (on a call-graph cycle);";
   // The callers' view of F (CostModel.h): unprobed from its entry, before its returns,
   // and from entry to a return on a path with no probe at all.
   if (summary) {
@@ -127,7 +128,7 @@ static ModuleStats instrumentFunctions(Module& M, FunctionAnalysisManager& FAM, 
   // Callees first, so that each call finds its callee's summary.
   struct Visit {
     Function* F;
-    bool onCycle;           // probes at entry
+    bool onCycle;           // probes or ticks at entry
     bool indirectReenters;  // an indirect call may lead back into its cycle
   };
   std::vector<Visit> order;
@@ -178,11 +179,16 @@ static ModuleStats instrumentFunctions(Module& M, FunctionAnalysisManager& FAM, 
     LoopPlanner loops(F, LI, SE, DT, CM, cfg, PE, bound, /*allowVersioning=*/clock,
                       clock && cfg.adaptive ? &AP : nullptr);
     loops.plan();
-    if (clock)
-      CM.setSummary(&F, placeBoundedPaths(F, LI, loops, CM, PE, cfg.bound, v.onCycle, v.indirectReenters, ORE));
-    else
+    EntryOnCycle entry = !v.onCycle ? EntryOnCycle::None
+                         : cfg.compare.cycleTicks ? EntryOnCycle::Tick : EntryOnCycle::Probe;
+    Placed placed;
+    if (clock) {
+      placed = placeBoundedPaths(F, LI, loops, CM, PE, cfg.bound, entry, v.indirectReenters, ORE);
+      CM.setSummary(&F, placed.summary);
+    } else {
       placeFlagPoints(F, LI, CM, PE, cfg.flagMinFnCost, ORE);
-    if (plans) printPlans(*plans, F, LI, loops, v.onCycle, clock ? CM.summaryOf(&F) : nullptr);
+    }
+    if (plans) printPlans(*plans, F, LI, loops, entry, placed.entryTickCharge, clock ? CM.summaryOf(&F) : nullptr);
     loops.apply(ORE);
     const LoopStats& ls = loops.stats();
     st.loops.statics += ls.statics;

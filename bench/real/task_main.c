@@ -34,6 +34,10 @@
 extern const struct quanta_probe_record __start_quanta_probes[] __attribute__((weak));
 extern const struct quanta_probe_record __stop_quanta_probes[] __attribute__((weak));
 extern uint64_t quanta_stat_probes_executed __attribute__((weak));
+/* Entry ticks (functions on call-graph cycles, clock mode) and the clock reads they made;
+ * a tick is one of the executed probes. */
+extern uint64_t quanta_stat_ticks_executed __attribute__((weak));
+extern uint64_t quanta_stat_tick_clock_reads __attribute__((weak));
 
 typedef int (*main_fn)(int, char**, char**);
 typedef int (*start_main_fn)(main_fn, int, char**, void (*)(void), void (*)(void), void (*)(void),
@@ -50,7 +54,7 @@ enum { kStolenUs = 5 };
 enum { MAX_QUANTA = 1 << 23 }; /* 64 MiB of bss, touched only as far as used */
 static uint64_t intervals[MAX_QUANTA];
 static uint64_t n_quanta, dropped_quanta, quantum_cycles;
-static uint64_t probes_at_launch;
+static uint64_t probes_at_launch, ticks_at_launch, tick_reads_at_launch;
 
 static main_fn program_main;
 static int program_argc;
@@ -106,6 +110,12 @@ static void write_report(void) {
   fprintf(f, "{\"static_probes\":%" PRIu64, static_probes());
   if (&quanta_stat_probes_executed)
     fprintf(f, ",\"executed_probes\":%" PRIu64, quanta_stat_probes_executed - probes_at_launch);
+  if (&quanta_stat_probes_executed && &quanta_stat_ticks_executed && &quanta_stat_tick_clock_reads) {
+    const uint64_t ticks = quanta_stat_ticks_executed - ticks_at_launch;
+    const uint64_t reads = quanta_stat_tick_clock_reads - tick_reads_at_launch;
+    fprintf(f, ",\"executed_ticks\":%" PRIu64 ",\"tick_clock_reads\":%" PRIu64 ",\"executed_clock_reads\":%" PRIu64,
+            ticks, reads, quanta_stat_probes_executed - probes_at_launch - ticks + reads);
+  }
   if (quantum_cycles) {
     uint64_t os = 0, fault = 0, stolen = 0;
     for (uint64_t i = 0; i < n_quanta; i++) {
@@ -160,6 +170,8 @@ static int task_main(int argc, char** argv, char** envp) {
   const double tsc_per_us = quanta_tsc_per_us();
   quantum_cycles = (uint64_t)(us * tsc_per_us);
   probes_at_launch = &quanta_stat_probes_executed ? quanta_stat_probes_executed : 0;
+  ticks_at_launch = &quanta_stat_ticks_executed ? quanta_stat_ticks_executed : 0;
+  tick_reads_at_launch = &quanta_stat_tick_clock_reads ? quanta_stat_tick_clock_reads : 0;
   /* 64 MiB: interpreters and parsers recurse deeply; pages are mapped as touched. */
   quanta_fn* f = quanta_fn_launch(run_program, NULL, quantum_cycles, 64ull << 20);
   if (!f) {

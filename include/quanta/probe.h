@@ -11,13 +11,18 @@
  *    probe must load through it with a volatile atomic (relaxed) load on every execution; a
  *    plain load may be hoisted out of a loop and the task would never see the flag, and is
  *    a data race with the monitor's store.
+ *  - quanta_tick_budget: thread-local, signed, in the pass's IR cost units. The entry tick of
+ *    a function on a call-graph cycle subtracts its charge and reads the clock (as a probe
+ *    does) only when the budget goes below zero, restarting it at B - charge. Starts at 0
+ *    (the first tick on a thread reads the clock); the runtime never writes it: tasks that
+ *    share a thread share it, and it stays at most B whoever spent it.
  *  - quanta_probe_slow(): out-of-line slow path. Yields if preemption is enabled, else
  *    records a pending preemption that the matching quanta_preempt_enable() honours.
  *  - quanta_clock_gap() (quanta/clock_gap.h): what the pass's adaptive loop probes call
  *    when their countdown runs out; it yields through quanta_probe_slow() and returns the
  *    loop's next gap.
  *
- * Both variables use the initial-exec TLS model so a probe is one %fs-relative load.
+ * All three variables use the initial-exec TLS model so a probe is one %fs-relative load.
  */
 #ifndef QUANTA_PROBE_H
 #define QUANTA_PROBE_H
@@ -34,6 +39,7 @@ extern "C" {
 
 extern __thread uint64_t quanta_deadline_tsc QUANTA_TLS;
 extern __thread const volatile uint32_t* quanta_flag_word QUANTA_TLS;
+extern __thread int64_t quanta_tick_budget QUANTA_TLS;
 
 /* Slow paths: called only when a probe fires. Not inlined on purpose: keeps the probe
  * small enough that the compiler does not spill around it. */

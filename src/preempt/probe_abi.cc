@@ -18,6 +18,7 @@ const volatile uint32_t kAlwaysSetFlag = 1;
 extern "C" {
 __thread uint64_t quanta_deadline_tsc QUANTA_TLS = UINT64_MAX;
 __thread const volatile uint32_t* quanta_flag_word QUANTA_TLS = &kNeverSetFlag;
+__thread int64_t quanta_tick_budget QUANTA_TLS = 0;
 }
 
 namespace quanta {

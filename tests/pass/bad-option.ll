@@ -11,6 +11,7 @@
 ; RUN: env QUANTA_EXT_CALL_COST=4294967296 not %opt -passes=quanta-clock -S %s 2>&1 | FileCheck %s --check-prefix=WIDE
 ; RUN: env QUANTA_BOUND=0 not %opt -passes=quanta-clock -S %s 2>&1 | FileCheck %s --check-prefix=ZERO
 ; RUN: env QUANTA_ADAPTIVE=maybe not %opt -passes=quanta-clock -S %s 2>&1 | FileCheck %s --check-prefix=BOOL
+; RUN: env QUANTA_CYCLE_TICKS=2 not %opt -passes=quanta-clock -S %s 2>&1 | FileCheck %s --check-prefix=TICKS
 ; RUN: not %opt -passes=quanta-clock -quanta-bound=18446744073709551615 -S %s 2>&1 | FileCheck %s --check-prefix=OPTWIDE
 ; LLVM's own option parser refuses what is not an unsigned number, naming the option too.
 ; RUN: not %opt -passes=quanta-clock -quanta-bound=-5 -S %s 2>&1 | FileCheck %s --check-prefix=OPTNEG
@@ -26,6 +27,7 @@
 ; WIDE: error: quanta pass: invalid value '4294967296' for QUANTA_EXT_CALL_COST (expected a whole number from 0 to 4294967295)
 ; ZERO: error: quanta pass: invalid value '0' for QUANTA_BOUND
 ; BOOL: error: quanta pass: invalid value 'maybe' for QUANTA_ADAPTIVE (expected 0 or 1)
+; TICKS: error: quanta pass: invalid value '2' for QUANTA_CYCLE_TICKS (expected 0 or 1)
 ; OPTWIDE: error: quanta pass: invalid value '18446744073709551615' for -quanta-bound
 ; OPTNEG: for the --quanta-bound option: '-5' value invalid
 ; CLANG: error: quanta pass: invalid value '-5' for QUANTA_BOUND

@@ -1,16 +1,31 @@
 ; Recursion through a function pointer: @visit calls its callback indirectly, and the
 ; callback @visit_children calls @visit for each child. An indirect call may reach any
 ; function whose address the module takes, so the two form a call-graph cycle and each
-; probes at entry. @count_leaf is a callback as well but calls nothing: not on a cycle,
+; ticks at entry. @count_leaf is a callback as well but calls nothing: not on a cycle,
 ; no probe. The indirect call itself keeps its configured cost (50 here, B = 1000), but in a
 ; function on such a cycle it may return from a function of the cycle with that callee's
 ; unprobed tail behind it, so the path after it probes before its next work (the return).
-; RUN: %opt -passes=quanta-clock -S %s | FileCheck %s
+; @visit's tick charges the indirect call's 50: its path runs to that probe.
+; RUN: %opt -passes=quanta-clock -S %s | FileCheck %s --check-prefix=TICK
+; With -quanta-cycle-ticks=0, entry probes:
+; RUN: %opt -passes=quanta-clock -quanta-cycle-ticks=0 -S %s | FileCheck %s
 ; RUN: %opt -passes=quanta-clock -quanta-call-summaries=0 -S %s | FileCheck %s --check-prefix=OLD
 ; OLD-NOT: readcyclecounter
 
 @total = global i64 0
 
+; TICK-LABEL: define void @visit(
+; TICK-NEXT: entry:
+; TICK-NEXT: call ptr @llvm.threadlocal.address.p0(ptr @quanta_tick_budget)
+; TICK: %quanta.tick = sub i64 %{{[0-9]+}}, 50
+; TICK: call void %cb(ptr %n)
+; TICK-NEXT: call i64 @llvm.readcyclecounter()
+; TICK-LABEL: define void @visit_children(
+; TICK-NEXT: entry:
+; TICK-NEXT: call ptr @llvm.threadlocal.address.p0(ptr @quanta_tick_budget)
+; TICK-LABEL: define void @count_leaf(
+; TICK-NOT: {{quanta_tick_budget|readcyclecounter}}
+; TICK: ret void
 ; CHECK-LABEL: define void @visit(
 ; CHECK-NEXT: entry:
 ; CHECK-NEXT: call i64 @llvm.readcyclecounter()

@@ -8,7 +8,7 @@
 ; RUN: %opt -passes='print<quanta-plan>' -quanta-bound=1000 -disable-output %s 2>&1 | FileCheck %s --check-prefix=PLAN
 ; RUN: %opt -passes=quanta-clock -quanta-bound=1000 -quanta-adaptive=0 -S %s | FileCheck %s
 
-; PLAN-LABEL: function run: entry probe (on a call-graph cycle)
+; PLAN-LABEL: function run: entry tick, charge 1 (on a call-graph cycle)
 ; PLAN-NEXT: loop dispatch: Counter {{.*}}lopsided
 
 declare i32 @ext(i32)

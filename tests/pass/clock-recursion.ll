@@ -1,17 +1,48 @@
 ; Recursion: every call of a list walk stays far under the bound, so without a rule across
 ; calls no path inside one function ever needs a probe, and walking a million nodes runs
 ; probe-free. Each function on a call-graph cycle (a self-call, or functions calling each
-; other) probes at entry, which cuts every cycle of calls. Unwinding is a cycle too: each
+; other) starts with an entry tick, which cuts every cycle of calls: it takes its charge
+; (the longest probe-free path from the entry: to the next probe, a return, or a call back
+; into the cycle) from the thread's budget quanta_tick_budget and reads the clock only when
+; the budget goes below zero, restarting it at B - charge. Unwinding is a cycle too: each
 ; level's work after its recursive call adds up over the returns, and what a callee of
 ; the same cycle leaves behind it is taken to be the whole bound, so the path after such a
-; call probes before it does any work of its own.
-; RUN: %opt -passes=quanta-clock -S %s | FileCheck %s
+; call probes (a clock probe) before it does any work of its own.
+; RUN: %opt -passes=quanta-clock -S %s | FileCheck %s --check-prefix=TICK
+; RUN: %opt -passes='print<quanta-plan>' -disable-output %s 2>&1 | FileCheck %s --check-prefix=PLAN
+; With -quanta-cycle-ticks=0 the entry is a clock probe, as before ticks.
+; RUN: %opt -passes=quanta-clock -quanta-cycle-ticks=0 -S %s | FileCheck %s
+; RUN: env QUANTA_CYCLE_TICKS=0 %opt -passes=quanta-clock -S %s | FileCheck %s
 ; Before call summaries (the hidden comparison option), nothing is placed at all.
 ; RUN: %opt -passes=quanta-clock -quanta-call-summaries=0 -S %s | FileCheck %s --check-prefix=OLD
 ; OLD-NOT: readcyclecounter
 
-; Direct recursion: a probe first, after the allocas, and one between the recursive call
-; and the add that follows it.
+; The budget is the runtime's, initial-exec like the deadline (one %fs-relative access).
+; TICK: @quanta_tick_budget = external thread_local(initialexec) global i64
+
+; Direct recursion: a tick first, after the allocas, and a clock probe between the
+; recursive call and the add that follows it. The charge, 7: the alloca, the null test and
+; its branch, the two loads before the recursive call (2 each). The slow path reads the
+; clock as a probe does.
+; TICK-LABEL: define i64 @sum(
+; TICK-NEXT: entry:
+; TICK-NEXT: %slot = alloca i64
+; TICK-NEXT: %[[A:[0-9]+]] = call ptr @llvm.threadlocal.address.p0(ptr @quanta_tick_budget)
+; TICK-NEXT: %[[B:[0-9]+]] = load i64, ptr %[[A]]
+; TICK-NEXT: %quanta.tick = sub i64 %[[B]], 7
+; TICK-NEXT: %quanta.tickout = icmp slt i64 %quanta.tick, 0
+; TICK-NEXT: %[[C:[0-9]+]] = select i1 %quanta.tickout, i64 993, i64 %quanta.tick
+; TICK-NEXT: store i64 %[[C]], ptr %[[A]]
+; TICK-NEXT: br i1 %quanta.tickout, label %[[READ:[0-9]+]], label
+; TICK: [[READ]]:
+; TICK-NEXT: %quanta.now = call i64 @llvm.readcyclecounter()
+; TICK-NEXT: call ptr @llvm.threadlocal.address.p0(ptr @quanta_deadline_tsc)
+; TICK: call void @quanta_probe_slow()
+; TICK: %s = call i64 @sum(ptr %next)
+; TICK-NEXT: call i64 @llvm.readcyclecounter()
+; TICK: %r = add i64 %s, %v
+; TICK-NEXT: ret i64 %r
+; PLAN-LABEL: function sum: entry tick, charge 7 (on a call-graph cycle); summary entry=7 exit=4 through=4
 ; CHECK-LABEL: define i64 @sum(
 ; CHECK-NEXT: entry:
 ; CHECK-NEXT: %slot = alloca i64
@@ -36,8 +67,18 @@ done:
   ret i64 0
 }
 
-; A tree walk: the second recursive call needs no probe before it (the callee probes
+; A tree walk: the second recursive call needs no probe before it (the callee ticks
 ; first), the return after it does.
+; TICK-LABEL: define void @walk(
+; TICK-NEXT: entry:
+; TICK-NEXT: call ptr @llvm.threadlocal.address.p0(ptr @quanta_tick_budget)
+; TICK: %quanta.tick = sub i64 %{{[0-9]+}}, 6
+; TICK: call void @walk(ptr %l)
+; TICK-NOT: readcyclecounter
+; TICK: call void @walk(ptr %r)
+; TICK-NEXT: call i64 @llvm.readcyclecounter()
+; TICK: ret void
+; PLAN-LABEL: function walk: entry tick, charge 6 (on a call-graph cycle)
 ; CHECK-LABEL: define void @walk(
 ; CHECK-NEXT: entry:
 ; CHECK-NEXT: call i64 @llvm.readcyclecounter()
@@ -62,8 +103,24 @@ done:
   ret void
 }
 
-; Mutual recursion: both functions of the cycle probe at entry; @leaf, which they call but
-; which calls nothing back, is not on the cycle and stays probe-free.
+; Mutual recursion: both functions of the cycle tick at entry; @leaf, which they call but
+; which calls nothing back, is not on the cycle and stays probe-free. @is_odd is placed
+; first; @is_even's call to it then uses its summary (it ticks, and its `no` path returns
+; probe-free), so @is_even's charge runs on into @is_odd: 12 = @is_even's 5 units before
+; the call, @leaf's 3 and @is_odd's 3, and the call to @leaf.
+; TICK-LABEL: define i1 @is_even(
+; TICK-NEXT: entry:
+; TICK-NEXT: call ptr @llvm.threadlocal.address.p0(ptr @quanta_tick_budget)
+; TICK: %quanta.tick = sub i64 %{{[0-9]+}}, 12
+; TICK-LABEL: define i1 @is_odd(
+; TICK-NEXT: entry:
+; TICK-NEXT: call ptr @llvm.threadlocal.address.p0(ptr @quanta_tick_budget)
+; TICK: %quanta.tick = sub i64 %{{[0-9]+}}, 3
+; TICK-LABEL: define i64 @leaf(
+; TICK-NOT: {{quanta_tick_budget|readcyclecounter}}
+; TICK: ret i64
+; PLAN: function is_odd: entry tick, charge 3 (on a call-graph cycle)
+; PLAN: function is_even: entry tick, charge 12 (on a call-graph cycle)
 ; CHECK-LABEL: define i1 @is_even(
 ; CHECK-NEXT: entry:
 ; CHECK-NEXT: call i64 @llvm.readcyclecounter()
@@ -105,7 +162,13 @@ define i64 @leaf(i64 %n) {
 }
 
 ; A caller of a recursive function is not on its cycle: no entry probe, and nothing after
-; the call either, since @sum's own last probe comes right before its add.
+; the call either, since @sum's own last probe comes right before its add. A tick may not
+; read the clock, so a caller outside the cycle counts @sum's charge as part of its own
+; path (summary entry=7, not 0): the bound holds for it whatever the budget.
+; TICK-LABEL: define i64 @start(
+; TICK-NOT: {{quanta_tick_budget|readcyclecounter}}
+; TICK: ret i64
+; PLAN: function start: summary entry=7 exit=7 through=7
 ; CHECK-LABEL: define i64 @start(
 ; CHECK-NOT: readcyclecounter
 ; CHECK: ret i64

@@ -4,6 +4,11 @@
 ; RUN: %opt -passes=quanta-clock -pass-remarks=quanta -pass-remarks-missed=quanta -disable-output %s 2>&1 | FileCheck %s --check-prefix=CLOCK
 ; RUN: %opt -passes=quanta-flag -pass-remarks=quanta -pass-remarks-missed=quanta -disable-output %s 2>&1 | FileCheck %s --check-prefix=FLAG
 ; RUN: %opt -passes=quanta-clock -stats -disable-output %s 2>&1 | FileCheck %s --check-prefix=STATS
+; With -quanta-cycle-ticks=0, an entry probe instead of the tick.
+; RUN: %opt -passes=quanta-clock -quanta-cycle-ticks=0 -pass-remarks=quanta -disable-output %s 2>&1 | FileCheck %s --check-prefix=NOTICK
+; RUN: %opt -passes=quanta-clock -quanta-cycle-ticks=0 -stats -disable-output %s 2>&1 | FileCheck %s --check-prefix=NOTICKSTATS
+; NOTICK: remark: {{.*}}entry probe: rec is on a call-graph cycle
+; NOTICKSTATS: 1 quanta - Entry probes of functions on a call-graph cycle (recursion)
 ; Nothing is said unless asked for.
 ; RUN: %opt -passes=quanta-clock -disable-output %s 2>&1 | count 0
 
@@ -11,8 +16,8 @@
 ; CLOCK: remark: {{.*}}loop fixed.loop: Static iter-cost=6 bound=1000 whole-loop=24: its largest trip count times its iteration cost fits under the bound
 ; CLOCK: remark: {{.*}}loop sum.loop: Version (long trips: IVStride) iter-cost=6 bound=1000 stride=128: innermost with a trip count known at entry
 ; CLOCK: remark: {{.*}}loop walk.loop: Counter iter-cost=22 {{.*}}: no induction variable fit to count on
-; CLOCK: remark: {{.*}}entry probe: rec is on a call-graph cycle
 ; CLOCK: remark: {{.*}}probe: a call within the function's call-graph cycle may return with the bound spent
+; CLOCK: remark: {{.*}}entry tick, charge 6: rec is on a call-graph cycle
 ; CLOCK: remark: {{.*}}probe before the call: the callee runs 901 before its first probe (long)
 ; CLOCK: remark: {{.*}}bracketed 2 lock calls with preempt-disable/enable
 
@@ -23,7 +28,7 @@
 ; FLAG-NEXT: remark: {{.*}}probe after a call into code the pass does not see
 ; FLAG-NEXT: remark: {{.*}}no probe after a lock call
 
-; STATS-DAG: 1 quanta - Entry probes of functions on a call-graph cycle (recursion)
+; STATS-DAG: 1 quanta - Entry ticks of functions on a call-graph cycle (recursion)
 ; STATS-DAG: 1 quanta - Probes before a call whose callee starts with a long unprobed stretch
 ; STATS-DAG: 2 quanta - Lock calls bracketed with quanta_preempt_disable/enable
 ; STATS-DAG: 1 quanta - Loops that fit under the bound whole (no probe)
@@ -84,7 +89,8 @@ done:
   ret void
 }
 
-; Recursion: an entry probe, and a probe after the recursive call.
+; Recursion: an entry tick (charge 6: the null test, its branch and two loads), and a
+; probe after the recursive call.
 define i64 @rec(ptr %n) {
 entry:
   %null = icmp eq ptr %n, null

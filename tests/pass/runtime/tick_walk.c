@@ -1,0 +1,29 @@
+/* A recursive tree walk compiled with entry ticks and probe counting (clock mode,
+ * -quanta-count-probes): every call of visit() does its node's mixing before it recurses
+ * and stays far under the bound, so only the entry tick stands between one call's work and
+ * the next. The test counts the ticks and the clock reads they make. */
+#include "tree_walk.h"
+
+uint64_t tick_walk_calls;
+
+/* Pre-order, results through `acc`: the node's work comes before the recursive calls.
+ * disable_tail_calls keeps the optimizer from turning the last call into a loop, so that
+ * every call the counter sees is a real one, with its tick. */
+__attribute__((disable_tail_calls)) static void visit(const struct tree_node* n, uint64_t* acc) {
+  tick_walk_calls++;
+  if (!n) return;
+  uint64_t h = *acc ^ n->value;
+  for (int i = 0; i < 8; i++) {
+    h ^= h >> 29;
+    h *= 0xbf58476d1ce4e5b9ULL;
+  }
+  *acc = h;
+  visit(n->left, acc);
+  visit(n->right, acc);
+}
+
+uint64_t tick_walk(const struct tree_node* root) {
+  uint64_t acc = 0x9e3779b97f4a7c15ULL;
+  visit(root, &acc);
+  return acc;
+}
