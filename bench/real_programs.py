@@ -503,7 +503,7 @@ def num(x, fmt):
 
 def table(report):
     """The Markdown table docs/pass-results.md shows, from a report."""
-    rows = ["| program | static probes clock / flag | executed clock probes per µs | clock time (instructions) | "
+    rows = ["| program | static probes clock / flag | clock reads (ticks) per µs | clock time (instructions) | "
             "flag time (instructions) | clock MAE, cycles (all quanta) | p99 / q (all) | longest gap, quanta (> 4 q) |",
             "|---|---|---|---|---|---|---|---|"]
     for p in report["programs"]:
@@ -512,11 +512,15 @@ def table(report):
         if "clean" not in t:  # not measured in a task
             t = {k: {"mae_cycles": None, "p99_over_quantum": None, "longest_gap_quanta": None,
                      "over_4_quanta": 0, "quanta": 0} for k in ("clean", "with_faults")}
-        ex = c.get("executed_probes")
-        per_us = None if ex is None else ex / (p["plain_median_cpu_s"] * 1e6)
+        # Clock reads and entry ticks executed by the counting build, per µs of the plain
+        # build's CPU time (a report from before the ticks has only executed_probes).
+        us = p["plain_median_cpu_s"] * 1e6
+        reads = c.get("executed_clock_reads", c.get("executed_probes"))
+        ticks = c.get("executed_ticks")
+        per_us = "–" if reads is None else f"{reads / us:.1f}" + ("" if ticks is None else f" ({ticks / us:.1f})")
         rows.append(
             f"| {p['program']}{'' if p['outputs_match_plain'] else ' (OUTPUT DIFFERS)'} "
-            f"| {c['static_probes']} / {f['static_probes']} | {num(per_us, '.1f')} "
+            f"| {c['static_probes']} / {f['static_probes']} | {per_us} "
             f"| {pct(c['overhead_pct'])} ({pct(c.get('instruction_overhead_pct'))}) "
             f"| {pct(f['overhead_pct'])} ({pct(f.get('instruction_overhead_pct'))}) "
             f"| {num(t['clean']['mae_cycles'], '.0f')} ({num(t['with_faults']['mae_cycles'], '.0f')}) "
