@@ -4,14 +4,17 @@
 Each rule with a switch (docs/pass-internals.md, "Comparison switches"; plus
 -quanta-adaptive and -quanta-cycle-ticks) is turned off in turn, and every program is built
 in clock mode with the pass's other rules as they are (scripts/realbench/build.sh with
-QUANTA_REALBENCH_PASS_FLAGS). For each build, callgrind runs it on the --quick input of
-bench/real_programs.py and gives:
+QUANTA_REALBENCH_PASS_FLAGS), and its counting twin (clock-count). On the --quick input of
+bench/real_programs.py:
 
-- instructions of the whole process, and their overhead over the plain build;
-- clock reads: executions of every rdtsc instruction in the binary (callgrind's
-  per-instruction counts; objdump finds the rdtsc sites), runtime included.
+- instructions of the whole process (callgrind, the clock build), and their overhead over
+  the plain build;
+- clock reads: the counting build's executed_clock_reads (probes, loop gaps and ticks that
+  read the clock), run natively, median of three runs. Not under callgrind: adaptive loop
+  probes space themselves in time, and callgrind's slowed clock makes them probe far more
+  often than they do at full speed.
 
-These are counts, not times: they do not depend on a quiet machine, and they are what a
+These are counts, not times: they change little with a busy machine, and they are what a
 rule changes (a clock read costs ~12-19 ns here, docs/pass-results.md; an instruction well
 under one). A rule pays on a program when switching it off raises either count. Every
 build's output must equal the plain build's; the script exits 1 if one does not.
@@ -23,6 +26,7 @@ import argparse
 import json
 import os
 import re
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -97,58 +101,37 @@ def build(a, program, mode, out_dir, flags):
     return binary
 
 
-def rdtsc_sites(binary):
-    """Addresses (file offsets as objdump prints them) of every rdtsc instruction."""
-    out = subprocess.run(["objdump", "-d", "--no-show-raw-insn", binary], check=True,
-                         stdout=subprocess.PIPE).stdout.decode()
-    return {int(m.group(1), 16) for m in re.finditer(r"^\s*([0-9a-f]+):\s+rdtscp?\b", out, re.M)}
-
-
-def per_instruction_counts(path):
-    """Self instruction counts by address from a callgrind file made with --dump-instr=yes."""
-    counts, addr, skip = {}, 0, False
-    pos = re.compile(r"^(0x[0-9a-f]+|[+-]\d+|\*)$")
-    with open(path) as f:
-        for line in f:
-            if line.startswith("calls="):
-                skip = True  # the next cost line is the call's inclusive cost
-                continue
-            t = line.split()
-            if len(t) < 3 or not pos.match(t[0]):
-                continue
-            tok = t[0]
-            addr = int(tok, 16) if tok.startswith("0x") else addr + int(tok) if tok[0] in "+-" else addr
-            if skip:
-                skip = False
-                continue
-            counts[addr] = counts.get(addr, 0) + int(t[2])
-    return counts
-
-
-def measure(work, inputs, program, binary):
-    """(instructions, clock reads, normalized output) of one callgrind run."""
-    stripped = os.path.join(work, os.path.basename(os.path.dirname(binary)) + "-" + os.path.basename(binary))
-    # valgrind 3.19 gives up on some of clang 19's DWARF 5 (bench/real_programs.py).
-    subprocess.run(["objcopy", "--strip-debug", binary, stripped], check=True)
+def run_once(work, inputs, program, binary, prefix=(), env=None):
     tmpl, stdin = inputs[program]
     db = os.path.join(work, "db")
     subprocess.run(["rm", "-rf", db], check=True)
-    argv = [x.format(bin=stripped, db=db) for x in tmpl]
-    cg = os.path.join(work, "callgrind.out")
+    argv = list(prefix) + [x.format(bin=binary, db=db) for x in tmpl]
     with open(os.path.join(work, stdin)) if stdin else open(os.devnull) as fin:
-        r = subprocess.run(["valgrind", "--tool=callgrind", "--dump-instr=yes", f"--callgrind-out-file={cg}"] + argv,
-                           stdin=fin, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        r = subprocess.run(argv, stdin=fin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
     if r.returncode != 0:
-        raise RuntimeError(f"{binary} exited with {r.returncode} under callgrind: {r.stderr.decode()[-300:]}")
-    total = int(re.search(rb"Collected : (\d+)", r.stderr).group(1))
-    counts = per_instruction_counts(cg)
-    sites = rdtsc_sites(stripped)
-    # A position-independent binary runs at a load base callgrind may or may not subtract:
-    # take the base under which the binary's own rdtsc sites were executed.
-    reads = 0
-    for base in (0, 0x108000, 0x400000):
-        reads = max(reads, sum(counts.get(base + s, 0) for s in sites))
-    return total, reads, real_programs.normalize(program, r.stdout)
+        raise RuntimeError(f"{binary} exited with {r.returncode}: {r.stderr.decode()[-300:]}")
+    return r
+
+
+def instructions(work, inputs, program, binary):
+    """(instructions of one callgrind run, normalized output)."""
+    # valgrind 3.19 gives up on some of clang 19's DWARF 5 (bench/real_programs.py).
+    stripped = os.path.join(work, os.path.basename(os.path.dirname(binary)) + "-" + os.path.basename(binary))
+    subprocess.run(["objcopy", "--strip-debug", binary, stripped], check=True)
+    r = run_once(work, inputs, program, stripped, ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"])
+    return int(re.search(rb"Collected : (\d+)", r.stderr).group(1)), real_programs.normalize(program, r.stdout)
+
+
+def clock_reads(work, inputs, program, binary):
+    """Median executed_clock_reads of three native runs of a counting build."""
+    counts = []
+    for _ in range(3):
+        out = os.path.join(work, "counts.json")
+        run_once(work, inputs, program, binary, env=dict(os.environ, QUANTA_REALBENCH_OUT=out))
+        with open(out) as f:
+            rep = json.load(f)
+        counts.append(rep.get("executed_clock_reads", rep.get("executed_probes")))
+    return statistics.median(counts)
 
 
 def run(a):
@@ -158,13 +141,14 @@ def run(a):
     results, mismatches = {}, []
     plain = {}
     for p in a.programs:
-        ins, _, out = measure(work, inputs, p, build(a, p, "none", a.plain_dir, ""))
+        ins, out = instructions(work, inputs, p, build(a, p, "none", a.plain_dir, ""))
         plain[p] = {"instructions": ins, "output": out}
     for rule in a.rules:
         out_dir = os.path.join(a.bin_dir, rule)
         results[rule] = {"flags": RULES[rule], "programs": {}}
         for p in a.programs:
-            ins, reads, out = measure(work, inputs, p, build(a, p, "clock", out_dir, RULES[rule]))
+            ins, out = instructions(work, inputs, p, build(a, p, "clock", out_dir, RULES[rule]))
+            reads = clock_reads(work, inputs, p, build(a, p, "clock-count", out_dir, RULES[rule]))
             if out != plain[p]["output"]:
                 mismatches.append(f"{p} with {rule} off")
             results[rule]["programs"][p] = {
