@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Where each TCP server's CPU goes at one rate: memcached (one worker thread) and quanta's
+# one-thread server (kvcache), each pinned to CPU 1 in turn, take the same open-loop GETs
+# from `quanta load` on CPU 0 while `perf record -e cpu-clock -C 1` samples CPU 1 (the
+# server and the kernel work done there). Prints, per server, the samples by thread and
+# object and the top symbols; both servers answer the same requests, so sample counts
+# compare directly (cpu-clock: this VM has no PMU).
+#   experiments/tcp_cpu_profile.sh [RATE_RPS (default 120000)] [DURATION_S (default 4)]
+# The perf data stays in $OUT (default /tmp/quanta-tcp-profile) for `perf report -i`.
+set -euo pipefail
+rate="${1:-120000}"; dur="${2:-4}"
+[[ "$rate" =~ ^[1-9][0-9]*$ ]] || { echo "tcp_cpu_profile.sh: RATE_RPS must be a positive whole number, got '$rate'" >&2; exit 2; }
+[[ "$dur" =~ ^[1-9][0-9]*$ ]] || { echo "tcp_cpu_profile.sh: DURATION_S must be a positive whole number, got '$dur'" >&2; exit 2; }
+root="$(cd "$(dirname "$0")/.." && pwd)"; B="$root/build"; out="${OUT:-/tmp/quanta-tcp-profile}"
+for t in perf memcached taskset; do command -v $t >/dev/null || { echo "tcp_cpu_profile.sh: $t is not installed" >&2; exit 1; }; done
+[ -x "$B/bin/quanta" ] || { echo "tcp_cpu_profile.sh: $B/bin/quanta is missing (scripts/build.sh)" >&2; exit 1; }
+mkdir -p "$out"
+keys=10000
+port=$("$root/.venv/bin/python" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+load() {
+  "$B/bin/quanta" load --app "$B/lib/quanta/apps/kvcache-plain.so" --app-config "keys=$keys,get=1" \
+    --target "tcp://127.0.0.1:$port" --rate-rps "$rate" --duration-s "$dur" --connections 4 --timeout-ms 1000 \
+    --cpu 0 --format json --no-progress > "$out/load-$1.json"
+}
+profile() {  # NAME: perf on CPU 1 for the load's duration
+  perf record -q -e cpu-clock -C 1 -o "$out/perf-$1.data" -- sleep $((dur + 1)) 2>/dev/null & local pr=$!
+  load "$1"; wait $pr
+}
+user=(); [ "$(id -u)" = 0 ] && user=(-u root)
+taskset -c 1 memcached -t 1 -l 127.0.0.1 -p "$port" -U 0 -m 256 "${user[@]}" & mc=$!
+trap 'kill $mc 2>/dev/null || true' EXIT
+"$root/.venv/bin/python" - "$port" "$keys" <<'PY'
+import socket, sys, time
+port, keys = int(sys.argv[1]), int(sys.argv[2])
+for _ in range(100):
+    try: s = socket.create_connection(("127.0.0.1", port)); break
+    except OSError: time.sleep(0.05)
+def value(i): return bytes(ord("a") + (i + k) % 26 for k in range(64))  # kvcache's value_of()
+s.sendall(b"".join(b"set key:%010d 0 0 64\r\n%s\r\n" % (i, value(i)) for i in range(keys)))
+buf = b""
+while buf.count(b"STORED") < keys: buf += s.recv(65536)
+PY
+profile memcached; kill $mc; wait $mc 2>/dev/null || true
+taskset -c 1 "$B/bin/quanta" serve --app "$B/lib/quanta/apps/kvcache-clock.so" --app-config "keys=$keys,value_bytes=64" \
+  --listen "tcp://127.0.0.1:$port" --dispatcher-only --idle block --format json > "$out/serve.json" 2>&1 & q=$!
+trap 'kill $q 2>/dev/null || true' EXIT
+for _ in $(seq 100); do (echo > /dev/tcp/127.0.0.1/$port) 2>/dev/null && break; sleep 0.05; done
+profile quanta; kill -INT $q; wait $q 2>/dev/null || true
+for s in memcached quanta; do
+  echo "== $s at $rate rps for $dur s: samples on CPU 1 by thread and object"
+  perf report -i "$out/perf-$s.data" --stdio -n --sort comm,dso 2>/dev/null | grep -v '^#' | grep -v '^$' | head -8
+  echo "-- top symbols"
+  perf report -i "$out/perf-$s.data" --stdio -n --sort dso,sym 2>/dev/null | grep -v '^#' | grep -v '^$' | head -15
+done
