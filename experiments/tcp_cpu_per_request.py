@@ -41,42 +41,18 @@ import threading
 import time
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "experiments"))
+# kvcache's values, waiting for a server, loading memcached: as in the side-by-side comparison.
+from memcached_vs_kvcache import preload_memcached, wait_for_tcp  # noqa: E402
 SERVERS = ["memcached", "quanta"]
 HW_EVENTS = ["instructions:u", "instructions:k", "cycles:u", "cycles:k"]
 SW_EVENTS = ["task-clock", "context-switches", "cpu-migrations", "raw_syscalls:sys_enter"]
-
-
-def value_of(index, length):
-    # kvcache's value_of(): a key's value is a function of its index.
-    return bytes(ord("a") + (index + i) % 26 for i in range(length))
 
 
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
-
-
-def wait_for_tcp(port, timeout_s=30.0):
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                return
-        except OSError:
-            time.sleep(0.05)
-    raise RuntimeError(f"nothing listens on port {port}")
-
-
-def preload_memcached(port, keys, value_bytes):
-    with socket.create_connection(("127.0.0.1", port)) as s:
-        s.sendall(b"".join(b"set key:%010d 0 0 %d noreply\r\n%s\r\n" % (i, value_bytes, value_of(i, value_bytes))
-                           for i in range(keys)) + b"version\r\n")
-        reply = b""
-        while not reply.endswith(b"\r\n"):
-            reply += s.recv(4096)
-        if not reply.startswith(b"VERSION"):
-            raise RuntimeError(f"memcached answered the preload with {reply[:80]!r}")
 
 
 def memcached_gets(port):

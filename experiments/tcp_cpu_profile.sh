@@ -3,8 +3,8 @@
 # one-thread server (kvcache), each pinned to CPU 1 in turn, take the same open-loop GETs
 # from `quanta load` on CPU 0 while `perf record -e cpu-clock -C 1` samples CPU 1 (the
 # server and the kernel work done there). Prints, per server, the samples by thread and
-# object and the top symbols; both servers answer the same requests, so sample counts
-# compare directly (cpu-clock: this VM has no PMU).
+# object and the top symbols (the servers' threads only); both servers answer the same
+# requests, so sample counts compare directly (cpu-clock: this VM has no PMU).
 #   experiments/tcp_cpu_profile.sh [RATE_RPS (default 120000)] [DURATION_S (default 4)]
 # The perf data stays in $OUT (default /tmp/quanta-tcp-profile) for `perf report -i`.
 set -euo pipefail
@@ -29,26 +29,20 @@ profile() {  # NAME: perf on CPU 1 for the load's duration
 user=(); [ "$(id -u)" = 0 ] && user=(-u root)
 taskset -c 1 memcached -t 1 -l 127.0.0.1 -p "$port" -U 0 -m 256 "${user[@]}" & mc=$!
 trap 'kill $mc 2>/dev/null || true' EXIT
-"$root/.venv/bin/python" - "$port" "$keys" <<'PY'
-import socket, sys, time
-port, keys = int(sys.argv[1]), int(sys.argv[2])
-for _ in range(100):
-    try: s = socket.create_connection(("127.0.0.1", port)); break
-    except OSError: time.sleep(0.05)
-def value(i): return bytes(ord("a") + (i + k) % 26 for k in range(64))  # kvcache's value_of()
-s.sendall(b"".join(b"set key:%010d 0 0 64\r\n%s\r\n" % (i, value(i)) for i in range(keys)))
-buf = b""
-while buf.count(b"STORED") < keys: buf += s.recv(65536)
-PY
+# kvcache's keys and values, as experiments/memcached_vs_kvcache.py loads them.
+"$root/.venv/bin/python" -c "import sys; sys.path.insert(0, '$root/experiments')
+from memcached_vs_kvcache import preload_memcached, wait_for_tcp
+wait_for_tcp($port); preload_memcached($port, $keys, 64)"
 profile memcached; kill $mc; wait $mc 2>/dev/null || true
 taskset -c 1 "$B/bin/quanta" serve --app "$B/lib/quanta/apps/kvcache-clock.so" --app-config "keys=$keys,value_bytes=64" \
   --listen "tcp://127.0.0.1:$port" --dispatcher-only --idle block --format json > "$out/serve.json" 2>&1 & q=$!
 trap 'kill $q 2>/dev/null || true' EXIT
 for _ in $(seq 100); do (echo > /dev/tcp/127.0.0.1/$port) 2>/dev/null && break; sleep 0.05; done
 profile quanta; kill -INT $q; wait $q 2>/dev/null || true
+set +o pipefail  # head closes the report's pipe early
 for s in memcached quanta; do
   echo "== $s at $rate rps for $dur s: samples on CPU 1 by thread and object"
-  perf report -i "$out/perf-$s.data" --stdio -n --sort comm,dso 2>/dev/null | grep -v '^#' | grep -v '^$' | head -8
+  perf report -i "$out/perf-$s.data" --stdio -n --sort comm,dso --comm "$([ $s = quanta ] && echo quanta || echo mc-worker,mc-lrumaint)" 2>/dev/null | grep -v '^#' | grep -v '^$' | head -8
   echo "-- top symbols"
-  perf report -i "$out/perf-$s.data" --stdio -n --sort dso,sym 2>/dev/null | grep -v '^#' | grep -v '^$' | head -15
+  perf report -i "$out/perf-$s.data" --stdio -n --sort dso,sym --comm "$([ $s = quanta ] && echo quanta || echo mc-worker,mc-lrumaint)" 2>/dev/null | grep -v '^#' | grep -v '^$' | head -15
 done
