@@ -570,13 +570,18 @@ def main(argv):
         print(f"real_programs.py: {e}", file=sys.stderr)
         return 1
     report = make_report(a, results, time.time() - started - build_seconds, build_seconds)
+    write_report(report, a.out)
+    return 0 if report["summary"]["outputs_match_plain"] else 1
+
+
+def write_report(report, out):
+    """The report as indented JSON, to the file `out` or, without one, to stdout."""
     text = json.dumps(report, indent=2)
-    if a.out:
-        with open(a.out, "w") as f:
+    if out:
+        with open(out, "w") as f:
             f.write(text + "\n")
     else:
         print(text)
-    return 0 if report["summary"]["outputs_match_plain"] else 1
 
 
 def measure(a):

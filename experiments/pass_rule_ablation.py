@@ -49,8 +49,7 @@ RULES = {
 DEFAULT_PROGRAMS = "zlib,lz4,bzip2,lua,fairymax"
 
 
-class UsageError(Exception):
-    pass
+UsageError = real_programs.UsageError  # exit 2, naming the option
 
 
 def parse_args(argv):
@@ -200,12 +199,7 @@ def main(argv):
     except (RuntimeError, OSError) as e:
         print(f"pass_rule_ablation.py: {e}", file=sys.stderr)
         return 1
-    text = json.dumps(report, indent=2)
-    if a.out:
-        with open(a.out, "w") as f:
-            f.write(text + "\n")
-    else:
-        print(text)
+    real_programs.write_report(report, a.out)
     if report["output_mismatches"]:
         print("pass_rule_ablation.py: output differs from the plain build's: " + ", ".join(report["output_mismatches"]),
               file=sys.stderr)
