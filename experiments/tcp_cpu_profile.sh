@@ -8,6 +8,8 @@
 #   experiments/tcp_cpu_profile.sh [RATE_RPS (default 120000)] [DURATION_S (default 4)]
 # The perf data stays in $OUT (default /tmp/quanta-tcp-profile) for `perf report -i`.
 set -euo pipefail
+if [[ "${1:-}" == -h || "${1:-}" == --help ]]; then sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0; fi
+[ $# -le 2 ] || { echo "tcp_cpu_profile.sh: at most two arguments, RATE_RPS and DURATION_S (got $#)" >&2; exit 2; }
 rate="${1:-120000}"; dur="${2:-4}"
 [[ "$rate" =~ ^[1-9][0-9]*$ ]] || { echo "tcp_cpu_profile.sh: RATE_RPS must be a positive whole number, got '$rate'" >&2; exit 2; }
 [[ "$dur" =~ ^[1-9][0-9]*$ ]] || { echo "tcp_cpu_profile.sh: DURATION_S must be a positive whole number, got '$dur'" >&2; exit 2; }
