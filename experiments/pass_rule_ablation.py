@@ -41,7 +41,6 @@ RULES = {
     "baseline": "",
     "call-summaries": "-mllvm -quanta-call-summaries=0",
     "merge-exit": "-mllvm -quanta-merge-exit=0",
-    "chain-scans": "-mllvm -quanta-chain-scans=0",
     "stride-over-children": "-mllvm -quanta-stride-over-children=0",
     "adaptive": "-mllvm -quanta-adaptive=0",
     "cycle-ticks": "-mllvm -quanta-cycle-ticks=0",

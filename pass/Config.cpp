@@ -44,8 +44,6 @@ static cl::opt<bool> OptCallSummaries("quanta-call-summaries", cl::init(true), c
                                       cl::desc("clock mode: charge calls by their callees' probe-free stretches"));
 static cl::opt<bool> OptMergeExit("quanta-merge-exit", cl::init(true), cl::Hidden,
                                   cl::desc("share the loop-exit compare with the probe"));
-static cl::opt<bool> OptChainScans("quanta-chain-scans", cl::init(true), cl::Hidden,
-                                   cl::desc("clock, adaptive: sibling loops that walk one IV share their probe distance"));
 static cl::opt<bool> OptStrideOverChildren("quanta-stride-over-children", cl::init(true), cl::Hidden,
                                            cl::desc("a loop whose dynamic children all keep the budget strides on its IV"));
 static cl::opt<bool> OptPollYieldsToExit("quanta-flag-poll-yields-to-exit", cl::init(true), cl::Hidden,
@@ -172,7 +170,7 @@ Config loadConfig(std::string& error) {
   }
   // Naming a file asks for the numbers: QUANTA_STATS need not be set as well.
   if (!c.statsFile.empty()) c.stats = true;
-  c.compare = Comparisons{true, OptCallSummaries, OptMergeExit, OptChainScans, OptStrideOverChildren,
+  c.compare = Comparisons{true, OptCallSummaries, OptMergeExit, OptStrideOverChildren,
                           OptPollYieldsToExit, OptFlagPollAt};
   c.compare.cycleTicks = r.pickBool(OptCycleTicks, "QUANTA_CYCLE_TICKS", true);
   error = r.error;

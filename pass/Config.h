@@ -31,8 +31,6 @@ struct Comparisons {
   // -quanta-merge-exit=0: counted loops keep a compare of their own for the probe instead
   // of sharing the loop's exit test.
   bool mergeExit = true;
-  // -quanta-chain-scans=0: sibling scanning loops keep a distance and a site each.
-  bool chainScans = true;
   // -quanta-stride-over-children=0: a loop over budgeted children charges the budget too.
   bool strideOverChildren = true;
   // -quanta-flag-poll-yields-to-exit=0: flag mode polls such a loop instead.

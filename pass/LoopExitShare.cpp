@@ -194,14 +194,8 @@ bool LoopPlanner::adaptiveExitLatch(Loop* L, LoopPlan& p, BasicBlock* latch) {
   // one instruction each instead of two (word_count: each word enters and leaves).
   const bool foldOff = constOff && !saturate && !freshStride && !charge;
   const int64_t offC = foldOff ? constOff->getAPInt().getSExtValue() : 0;
-  // A scan chain's loop keeps the chain's slot when it means what this test counts: from
-  // the IV's next value (narrow) or from the IV before the step (offset -step folded).
-  ScanChain* chain = chainOf(L);
-  if (chain && !(chain->beforeStep ? foldOff && offC == -p.step : !shifted)) chain = nullptr;
-  Value* site = chain ? chain->site : AP_ ? AP_->newSite(F_, p.stride) : nullptr;
-  AllocaInst* slot = chain                    ? chain->slot
-                     : freshStride || charge ? nullptr
-                                              : leftSlot(int64_t(p.stride) * p.step + offC);
+  Value* site = AP_ ? AP_->newSite(F_, p.stride) : nullptr;
+  AllocaInst* slot = freshStride || charge ? nullptr : leftSlot(int64_t(p.stride) * p.step + offC);
   const bool ahead = !freshStride;  // the next probe's IV value is tracked (probe.at, limit)
   Constant* step = ConstantInt::get(ty, t.step, /*isSigned=*/true);
   IRBuilder<> PB(pre->getTerminator());
@@ -218,7 +212,6 @@ bool LoopPlanner::adaptiveExitLatch(Loop* L, LoopPlan& p, BasicBlock* latch) {
     else
       first = saturate ? stepsAhead(PB, PB.CreateAdd(base, step), t, PB.CreateSub(left0, step), "quanta.probe.first")
                        : PB.CreateAdd(base, left0, "quanta.probe.first");
-    if (chain) toSimplify_.push_back(first);
     limit0 = nearerLimit(PB, base, t, first);
   } else {
     // The tested value's first value, where the first stride starts.

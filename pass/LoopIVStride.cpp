@@ -109,19 +109,15 @@ void LoopPlanner::ivLatch(Loop* L, LoopPlan& p, BasicBlock* latch) {
   BasicBlock* pre = L->getLoopPreheader();
   Type* ty = p.ivNext->getType();
   const bool charge = chargesParent(L);
-  // A loop probes when its stepped IV reaches probe.at; in a scan chain whose other loop's
-  // shared exit test is on the IV before the step, when that IV does: one meaning for the
-  // one slot (ScanChain::beforeStep).
-  ScanChain* chain = chainOf(L);
-  Value* tested = chain && chain->beforeStep ? static_cast<Value*>(p.iv) : p.ivNext;
-  Value* site = chain ? chain->site : AP_ ? AP_->newSite(F_, p.stride) : nullptr;
-  AllocaInst* slot = chain ? chain->slot : charge ? nullptr : leftSlot(int64_t(p.stride) * p.step);
+  // A loop probes when its stepped IV reaches probe.at.
+  Value* tested = p.ivNext;
+  Value* site = AP_ ? AP_->newSite(F_, p.stride) : nullptr;
+  AllocaInst* slot = charge ? nullptr : leftSlot(int64_t(p.stride) * p.step);
   IRBuilder<> PB(pre->getTerminator());
   Constant* step = ConstantInt::get(ty, p.step, /*isSigned=*/true);
   Value* left = slot ? PB.CreateTrunc(PB.CreateLoad(PB.getInt64Ty(), slot, "quanta.probe.left"), ty)
                      : ConstantInt::get(ty, int64_t(p.stride) * p.step, /*isSigned=*/true);
   Value* first = PB.CreateAdd(p.ivStart, left, "quanta.probe.first");
-  if (chain) toSimplify_.push_back(first);  // a chain's second loop may probe here too
 
   BasicBlock* header = L->getHeader();
   PHINode* at = PHINode::Create(ty, 2, "quanta.probe.at", header->begin());

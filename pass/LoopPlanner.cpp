@@ -1,6 +1,6 @@
 // Loop planning: a plan per loop, children first, then the rewrite of each loop by its
-// strategy (one file each: LoopVersion, LoopIVStride, LoopExitShare, LoopBudget, LoopPoll,
-// ScanChains). The strategies themselves are described in LoopPlanner.h.
+// strategy (one file each: LoopVersion, LoopIVStride, LoopExitShare, LoopBudget, LoopPoll).
+// The strategies themselves are described in LoopPlanner.h.
 #include "LoopPlanner.h"
 
 #include "Decisions.h"
@@ -190,8 +190,6 @@ void LoopPlanner::plan() {
     plans_[L] = p;
   }
   shareExitTestsUnderPolls();
-  // A chain's second loop relies on its shared exit test and its folded offset.
-  if (cfg_.compare.mergeExit) chainScans();
 }
 
 // Puts the probe decision on the single latch, right before the back-edge branch.

@@ -96,25 +96,6 @@ struct ExitTest {
 // compare of its own.
 enum class ExitShare { Narrow, Shifted, None };
 
-// Two sibling scanning loops that walk one IV forward, the second starting where the
-// first stopped (word_count: skip the spaces, then hash the word). They keep one distance
-// to the next probe and one adaptive site, as if they were one loop: where the first hands
-// over to the second, the second's probe position is the first's as it stands, with no
-// arithmetic, and the parent keeps one register for both instead of two. See ScanChains.cpp.
-struct ScanChain {
-  llvm::Loop* first = nullptr;
-  llvm::Loop* second = nullptr;
-  uint64_t stride = 1;  // both loops' (the smaller of the two)
-  int64_t step = 0;
-  // What the shared slot means: false, as any loop's, the distance from the IV's next
-  // value to probe.at (`iv.next != end` tests); true, from the IV before the step (a test
-  // on that IV, its offset -step folded into the slot). A loop with a compare of its own
-  // makes it on whichever of the two values the chain's slot is counted from.
-  bool beforeStep = false;
-  llvm::AllocaInst* slot = nullptr;  // made on first use
-  llvm::Value* site = nullptr;
-};
-
 struct LoopStats {
   unsigned statics = 0, versioned = 0, ivStrided = 0, counted = 0, every = 0, polled = 0;
   unsigned adaptiveProbes = 0;  // probe sites expanded here (quanta_clock_gap calls), not markers
@@ -152,9 +133,6 @@ class LoopPlanner {
   llvm::AllocaInst* flagPointerSlot() const { return flagSlot_; }
   // The loops' distances to their next probes, kept across entries (allocas until promoted).
   llvm::ArrayRef<llvm::AllocaInst*> leftSlots() const { return leftSlots_; }
-  // Where a scan chain's second loop starts from the first's distance: `iv + (at - iv)`
-  // once the slots are promoted; simplifyAfterPromotion folds it to `at`.
-  void simplifyAfterPromotion();
 
  private:
   uint64_t computeIterCost(llvm::Loop* L);
@@ -190,12 +168,6 @@ class LoopPlanner {
   bool adaptiveExitLatch(llvm::Loop* L, LoopPlan& p, llvm::BasicBlock* latch);
   ExitShare exitShare(llvm::Loop* L, const LoopPlan& p, llvm::BasicBlock* latch, bool freshStride,
                       ExitTest& t) const;
-  // ScanChains.cpp
-  void chainScans();
-  bool scanStartsWhereOtherStops(llvm::Loop* second, llvm::Loop*& first) const;
-  enum class ScanMeaning { Either, Stepped, BeforeStep, Unfit };
-  ScanMeaning scanMeaning(llvm::Loop* L, const LoopPlan& p) const;
-  ScanChain* chainOf(llvm::Loop* L);
   void shareExitTestsUnderPolls();
   // A loop's distance to its next probe while it is not running (an alloca until promoted).
   llvm::AllocaInst* leftSlot(int64_t initialLeft);
@@ -226,8 +198,6 @@ class LoopPlanner {
   std::unique_ptr<llvm::BranchProbabilityInfo> bpi_;
   llvm::AllocaInst* flagSlot_ = nullptr;
   llvm::SmallVector<llvm::AllocaInst*, 4> leftSlots_;
-  llvm::SmallVector<ScanChain, 2> chains_;
-  llvm::SmallVector<llvm::WeakTrackingVH, 4> toSimplify_;
   bool markingPollNest_ = false;  // apply(): the loop being rewritten is in a polled nest
   LoopStats stats_;
 };

@@ -210,7 +210,6 @@ static ModuleStats instrumentFunctions(Module& M, FunctionAnalysisManager& FAM, 
     if (!slots.empty()) {
       DominatorTree freshDT(F);
       PromoteMemToReg(slots, freshDT);
-      loops.simplifyAfterPromotion();
     }
     FAM.invalidate(F, PreservedAnalyses::none());
   }
