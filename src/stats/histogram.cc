@@ -2,7 +2,6 @@
 #include "stats/log_linear_buckets.h"
 
 #include <algorithm>
-#include <cmath>
 
 namespace quanta {
 namespace {
@@ -46,17 +45,10 @@ void Histogram::clear() { *this = Histogram(); }
 
 uint64_t Histogram::value_at_percentile(double percentile) const {
   if (count_ == 0) return 0;
-  const double p = std::clamp(percentile, 0.0, 100.0);
-  const auto rank = std::max<uint64_t>(1, static_cast<uint64_t>(std::ceil(p / 100.0 * static_cast<double>(count_))));
-  uint64_t seen = 0;
-  for (std::size_t i = 0; i < counts_.size(); ++i) {
-    seen += counts_[i];
-    if (seen >= rank) {
-      const uint64_t middle = bucket_low(i) + bucket_width(i) / 2;
-      return std::clamp(middle, min(), max_);
-    }
-  }
-  return max_;
+  const std::size_t i = bucket_at_percentile(counts_, count_, percentile);
+  if (i == counts_.size()) return max_;
+  const uint64_t middle = bucket_low(i) + bucket_width(i) / 2;
+  return std::clamp(middle, min(), max_);
 }
 
 uint64_t Histogram::count_above(uint64_t value) const {

@@ -1,7 +1,6 @@
 #include "stats/live_histogram.h"
 #include "stats/log_linear_buckets.h"
 
-#include <cmath>
 
 namespace quanta {
 namespace {
@@ -36,18 +35,9 @@ uint64_t count_of(const std::vector<uint64_t>& counts) {
 double percentile_of(const std::vector<uint64_t>& counts, double percentile) {
   const uint64_t total = count_of(counts);
   if (total == 0) return 0;
-  // The smallest bucket with at least ceil(p/100 * total) values at or below it.
-  const auto rank = static_cast<uint64_t>(std::ceil(percentile / 100.0 * static_cast<double>(total)));
-  const uint64_t wanted = rank == 0 ? 1 : rank;
-  uint64_t seen = 0;
-  for (std::size_t i = 0; i < counts.size(); ++i) {
-    seen += counts[i];
-    if (seen >= wanted) {
-      return static_cast<double>(LiveHistogram::bucket_low(i)) +
-             static_cast<double>(LiveHistogram::bucket_width(i) - 1) / 2.0;
-    }
-  }
-  return static_cast<double>(LiveHistogram::bucket_low(counts.size() - 1));
+  const std::size_t i = bucket_at_percentile(counts, total, percentile);
+  if (i == counts.size()) return static_cast<double>(LiveHistogram::bucket_low(counts.size() - 1));
+  return static_cast<double>(LiveHistogram::bucket_low(i)) + static_cast<double>(LiveHistogram::bucket_width(i) - 1) / 2.0;
 }
 
 }  // namespace quanta
