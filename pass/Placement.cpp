@@ -189,8 +189,8 @@ Placed placeBoundedPaths(Function& F, LoopInfo& LI, const LoopPlanner& loops, co
                          ProbeEmitter& PE, uint64_t bound, EntryOnCycle entry, bool indirectReenters,
                          bool callTicks, OptimizationRemarkEmitter* ORE) {
   // The loan: B/32. Every post-call tick charges it, so a large loan makes the ticks read
-  // the clock often; too small a one, the budget runs out between calls (lua's clock reads,
-  // counting build: 309K with B/32, 329K with B/8, 343K with B/4; docs/pass-results.md).
+  // the clock often; too small a one, the budget runs out between calls (lua's clock reads
+  // fell with the loan, B/4 to B/32: docs/pass-results.md, "Post-call ticks").
   Walk w{CM, LI, loops, bound, indirectReenters, callTicks, bound / 8, std::max<uint64_t>(bound / 32, 1), false, {}, {}, {}};
   DenseMap<BasicBlock*, Reach> out;
   ReversePostOrderTraversal<Function*> rpo(&F);
