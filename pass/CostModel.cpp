@@ -109,6 +109,13 @@ uint64_t CostModel::instCost(const Instruction& I) const {
   return 1;
 }
 
+bool CostModel::mayReturnFromTick(const CallBase& CB, bool indirectReenters) const {
+  if (CB.isInlineAsm()) return false;
+  if (!CB.getCalledFunction()) return indirectReenters;
+  std::optional<CallSummary> s = callSummary(CB);
+  return s && s->tickedExit;
+}
+
 uint64_t CostModel::blockCost(const BasicBlock& BB) const {
   uint64_t c = 0;
   for (const Instruction& I : BB) c += instCost(I);

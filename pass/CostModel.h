@@ -26,6 +26,11 @@ struct CallSummary {
   // Longest path from entry to a return that runs no probe at all; absent when every
   // path probes. After the call the caller's path is max(exit, before + through).
   std::optional<uint64_t> through;
+  // Set when a return may be reached from a tick with no clock probe between (a post-call
+  // tick, or the callee's own call that returns so): the longest such stretch, which that
+  // tick charged. What the caller runs after the call lies on no path from a clock read,
+  // so the caller ticks (or probes) right after the call.
+  std::optional<uint64_t> tickedExit;
 };
 
 // The set of functions the pass instruments in this module, plus the cost of external calls.
@@ -42,8 +47,8 @@ class CostModel {
 
   // Clock mode charges calls to instrumented functions by their summaries: set each one
   // once its function is placed. Until then (a callee in the caller's own call-graph cycle),
-  // `unplaced` stands in: the pass puts a probe at the entry of every function on a cycle,
-  // and what such a callee leaves probe-free before returning is not known yet.
+  // `unplaced` stands in: the pass puts a probe or tick at the entry of every function on a
+  // cycle, and what such a callee leaves probe-free before returning is not known yet.
   void useSummaries(const CallSummary& unplaced) { unplaced_ = unplaced; }
   void setSummary(const llvm::Function* F, const CallSummary& s) { summaries_[F] = s; }
   const CallSummary* summaryOf(const llvm::Function* F) const {
@@ -52,6 +57,10 @@ class CostModel {
   }
   // The summary for a direct call to an instrumented function, if summaries are in use.
   std::optional<CallSummary> callSummary(const llvm::CallBase& CB) const;
+  // Whether `CB` may return from a tick with no clock read since (a callee with a ticked
+  // exit, one of the caller's cycle not placed yet, or an indirect call where
+  // `indirectReenters`): a tick or probe must follow it (Placement.cpp).
+  bool mayReturnFromTick(const llvm::CallBase& CB, bool indirectReenters) const;
 
  private:
   uint64_t extCallCost_;

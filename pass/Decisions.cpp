@@ -31,6 +31,7 @@ STATISTIC(NumCutLoopEntry, "Probes in a preheader, before a loop the path could 
 STATISTIC(NumCutCycle, "Entry probes of functions on a call-graph cycle (recursion)");
 STATISTIC(NumCycleTicks, "Entry ticks of functions on a call-graph cycle (recursion)");
 STATISTIC(NumPathTicks, "Ticks where a path from a tick would pass an eighth of the bound");
+STATISTIC(NumCallTicks, "Ticks after calls that may return from a tick (back into the cycle)");
 STATISTIC(NumFlagEntry, "Flag-mode entry probes");
 STATISTIC(NumFlagAfterCall, "Flag-mode probes after calls into code the pass does not see");
 STATISTIC(NumNoProbeAfterLock, "Flag-mode probes left out after lock calls (preempt-disabled region)");
@@ -140,6 +141,11 @@ void noteCut(OptimizationRemarkEmitter* ORE, Instruction* at, Cut why, uint64_t 
       ++NumPathTicks;
       name = "TickOnLongPath";
       os << "tick, charge " << detail << ": the path from a tick would pass an eighth of the bound here";
+      break;
+    case Cut::CallTick:
+      ++NumCallTicks;
+      name = "TickAfterCall";
+      os << "tick after the call, charge " << detail << ": the callee may return from a tick";
       break;
   }
   remark(ORE, name, at, text);

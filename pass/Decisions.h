@@ -27,6 +27,7 @@ enum class Cut {
   Cycle,       // the function is on a call-graph cycle: a probe at its entry
   Tick,        // ... and a tick there instead (detail: its charge)
   PathTick,    // a path from a tick would pass B/8 here: a tick of its own (detail: its charge)
+  CallTick,    // after a call that may return from a tick: a tick, not a clock probe (detail: its charge)
 };
 
 // The loop's header block: its name, or its slot number (%5) when names were discarded.

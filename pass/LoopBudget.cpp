@@ -72,11 +72,12 @@ void LoopPlanner::chargeOptionalBlocks(Loop* L) {
     // call-graph cycle, or on a path over the bound) starts a fresh budget there: charging
     // it all would make the budget probe a second time on every run of that block.
     uint64_t after = 0;
-    bool probed = false;
+    bool probed = false, lent = false;
     for (Instruction& I : *BB) {
-      if (isProbeMarker(I)) probed = true, after = 0;
+      if (isProbeMarker(I)) probed = true, after = 0, lent = PE_.lendOf(&I) != 0;
       else after += CM_.instCost(I);
     }
+    if (lent) continue;  // lendAfterTicks restarted the budget; the tick charges the rest
     // An adaptive budget (a gap aimed at the deadline, possibly over the bound) keeps
     // what it has left if that is more.
     if (probed && after < bound_) {
@@ -89,6 +90,21 @@ void LoopPlanner::chargeOptionalBlocks(Loop* L) {
       continue;
     }
     B.CreateStore(B.CreateSub(B.CreateLoad(B.getInt64Ty(), bud), B.getInt64(c)), bud);
+  }
+}
+
+// A post-call tick in a loop that keeps the function's budget (Placement.cpp) charges, on
+// top of its walk to the end of the iteration, what it lends: the budget restarts there at
+// that amount, so what the loop runs after the tick before its next probe or tick is
+// charged by the tick (up to one iteration past the loan, as for any budget).
+void LoopPlanner::lendAfterTicks() {
+  SmallVector<std::pair<Instruction*, uint64_t>, 4> lends;
+  for (BasicBlock& BB : F_)
+    for (Instruction& I : BB)
+      if (uint64_t lend = isProbeMarker(I) ? PE_.lendOf(&I) : 0) lends.push_back({&I, lend});
+  for (auto [marker, lend] : lends) {
+    IRBuilder<> B(marker->getNextNode());
+    B.CreateStore(B.getInt64(lend), budget());
   }
 }
 

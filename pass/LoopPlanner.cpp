@@ -78,8 +78,28 @@ uint64_t LoopPlanner::computeIterCost(Loop* L) {
   return std::max<uint64_t>(longest, 1);
 }
 
+const CallBase* LoopPlanner::lastTickedCall(BasicBlock* BB) const {
+  const CallBase* last = nullptr;
+  if (callTicks_)
+    for (Instruction& I : *BB)
+      if (auto* CB = dyn_cast<CallBase>(&I); CB && !isa<InvokeInst>(CB) && CM_.mayReturnFromTick(*CB, indirectReenters_))
+        last = CB;
+  return last;
+}
+
+bool LoopPlanner::hasTickedCall(Loop* L) const {
+  return llvm::any_of(L->blocks(), [&](BasicBlock* BB) { return lastTickedCall(BB) != nullptr; });
+}
+
+// A block with a post-call tick charges only what runs after the tick: the tick restarts
+// the budget (lendAfterTicks).
 uint64_t LoopPlanner::blockCharge(Loop* L, BasicBlock* BB) const {
-  uint64_t c = CM_.blockCost(*BB);
+  uint64_t c = 0;
+  if (const CallBase* last = lastTickedCall(BB)) {
+    for (const Instruction* I = last->getNextNode(); I; I = I->getNextNode()) c += CM_.instCost(*I);
+  } else {
+    c = CM_.blockCost(*BB);
+  }
   for (Loop* child : L->getSubLoops()) {
     const LoopPlan* cp = planFor(child);
     if (cp && cp->kind == LoopPlan::Static && child->getLoopPreheader() == BB) c += cp->staticCost;
@@ -185,6 +205,12 @@ void LoopPlanner::plan() {
       const PollAt at = cfg_.compare.flagPollAt;
       p.pollAtLatch = at == PollAt::Latch || (at == PollAt::Auto && latch && latch->getSinglePredecessor());
     }
+    // A post-call tick's stretch must end before the back-edge (Placement.cpp): at a probe
+    // there (Every), or at the budget it restarts (Counter).
+    if (p.kind != LoopPlan::Every && p.kind != LoopPlan::Counter && hasTickedCall(L)) {
+      p.kind = LoopPlan::Counter;
+      p.why = "calls that may return from a tick: their ticks restart its budget";
+    }
     if (p.kind == LoopPlan::Counter || (p.kind == LoopPlan::Version && p.slowKind == LoopPlan::Counter))
       chargeLikelyAtLatch(L, p);
     plans_[L] = p;
@@ -230,6 +256,7 @@ void LoopPlanner::strideLatch(Loop* L, LoopPlan& p, LoopPlan::Kind kind) {
 }
 
 void LoopPlanner::apply(OptimizationRemarkEmitter* ORE) {
+  lendAfterTicks();
   // Version first: cloning must see the loops before their latches are split.
   for (Loop* L : postorder_) {
     LoopPlan& p = plans_[L];

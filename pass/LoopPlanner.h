@@ -115,6 +115,12 @@ class LoopPlanner {
               llvm::DominatorTree& DT, const CostModel& CM, const Config& cfg, ProbeEmitter& PE,
               uint64_t bound, bool allowVersioning, AdaptiveProbe* adaptive);
 
+  // Post-call ticks (Placement.cpp) will follow the calls that may return from a tick: a
+  // loop around one keeps the budget they restart, or probes every iteration.
+  void expectCallTicks(bool indirectReenters) {
+    callTicks_ = true;
+    indirectReenters_ = indirectReenters;
+  }
   void plan();
   // Cost a straight-line walk should charge on entering L from outside, beyond the header
   // block itself (a Static loop's whole run).
@@ -140,7 +146,12 @@ class LoopPlanner {
   // run of a Static child loop it is the preheader of.
   uint64_t blockCharge(llvm::Loop* L, llvm::BasicBlock* BB) const;
   uint64_t computeMandatoryCost(llvm::Loop* L) const;
+  // With call ticks: whether BB (any block of L's nest) calls what may return from a tick,
+  // and what BB runs after the last such call (where its tick restarts the budget).
+  const llvm::CallBase* lastTickedCall(llvm::BasicBlock* BB) const;
+  bool hasTickedCall(llvm::Loop* L) const;
   void chargeOptionalBlocks(llvm::Loop* L);
+  void lendAfterTicks();
   void chargeLikelyAtLatch(llvm::Loop* L, LoopPlan& p);
   bool findIV(llvm::Loop* L, LoopPlan& p, uint64_t stride);
   bool canVersion(llvm::Loop* L, LoopPlan& p);
@@ -199,6 +210,7 @@ class LoopPlanner {
   llvm::AllocaInst* flagSlot_ = nullptr;
   llvm::SmallVector<llvm::AllocaInst*, 4> leftSlots_;
   bool markingPollNest_ = false;  // apply(): the loop being rewritten is in a polled nest
+  bool callTicks_ = false, indirectReenters_ = false;
   LoopStats stats_;
 };
 

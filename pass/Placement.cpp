@@ -17,11 +17,16 @@ namespace {
 // (none once every path from the entry to here has met a probe).
 // `ticks`: for each tick with a probe-free path to here, the longest such path (a tick's
 // charge is the longest it reaches before a probe, another tick, a return or a call back
-// into the cycle).
+// into the cycle). `ticked`: some path here started at a post-call tick, with no clock
+// probe since (`any` counts it from that tick): a return here is a ticked exit.
+// `sinceCheck`: as `any`, but from the header of the top-level loop around it, where a
+// budget check or a probe runs on each back-edge (post-call ticks in loops, below).
 struct Reach {
   uint64_t any = 0;
+  uint64_t sinceCheck = 0;
   std::optional<uint64_t> fromEntry;
   SmallVector<std::pair<unsigned, uint64_t>, 2> ticks;
+  bool ticked = false;
 
   uint64_t sinceTick() const {
     uint64_t m = 0;
@@ -30,6 +35,8 @@ struct Reach {
   }
   void join(const Reach& o) {
     any = std::max(any, o.any);
+    sinceCheck = std::max(sinceCheck, o.sinceCheck);
+    ticked |= o.ticked;
     if (o.fromEntry) fromEntry = std::max(fromEntry.value_or(0), *o.fromEntry);
     for (auto [i, len] : o.ticks) {
       auto it = llvm::find_if(ticks, [&](auto& t) { return t.first == i; });
@@ -41,10 +48,18 @@ struct Reach {
 
 struct Walk {
   const CostModel& CM;
+  const LoopInfo& LI;
+  const LoopPlanner& loops;
   uint64_t bound;
   bool indirectReenters;
+  bool callTicks;  // a tick, not a clock probe, after a call that may return from a tick
   // Ticks only: where a path from one would pass this, outside loops, a tick of its own.
   uint64_t tickTarget = 0;
+  // What a post-call tick in a budgeted loop lends that loop (LoopPlanner::lendAfterTicks).
+  uint64_t lend = 0;
+  // The longest path from a top-level loop's header to a lending tick: after the back-edge's
+  // check, what runs before the next post-call tick is still the last one's stretch.
+  uint64_t wrap = 0;
   bool inLoop = false;
   struct Placed {
     Instruction* at;
@@ -52,20 +67,59 @@ struct Walk {
     uint64_t detail;  // for the remark: the path before it, or the callee's unprobed start
   };
   SmallVector<Placed, 16> cuts;
-  SmallVector<Instruction*, 4> tickAt;
-  SmallVector<uint64_t, 4> charge;
+  struct Tick {
+    Instruction* at;
+    Cut why;
+    uint64_t charge;
+    bool lends;  // restarts the loop budget at `lend`, and charges it
+  };
+  SmallVector<Tick, 4> ticks;
   CallSummary summary;
 
   void cut(Instruction* at, Reach& r, Cut why, uint64_t detail) {
     cuts.push_back({at, why, detail});
     r.any = 0;
+    r.sinceCheck = 0;
     r.fromEntry.reset();
     r.ticks.clear();
+    r.ticked = false;
   }
-  void tick(Instruction* at, Reach& r) {
-    r.ticks.assign(1, {charge.size(), 0});
-    tickAt.push_back(at);
-    charge.push_back(0);
+  void tick(Instruction* at, Reach& r, Cut why = Cut::PathTick, bool lends = false) {
+    r.ticks.assign(1, {ticks.size(), 0});
+    ticks.push_back({at, why, 0, lends});
+  }
+  // Where a post-call tick may go (`lends`: in a budgeted loop): its stretch must end before
+  // any back-edge it reaches, which the walk does not follow. A loop that probes on every
+  // back-edge ends it there; one that keeps the function's budget has the tick restart the
+  // budget at what the tick charges beyond its walk (`lend`). A loop that counts its
+  // iterations could run B past the tick with neither; the planner gives every loop around
+  // such a call one of the two plans, so that only an invoke's return reads the clock.
+  bool tickAllowed(const BasicBlock* BB, bool& lends) const {
+    lends = false;
+    for (Loop* L = LI.getLoopFor(BB); L; L = L->getParentLoop()) {
+      LoopPlan::Kind k = loops.planFor(L)->kind;
+      if (k == LoopPlan::Counter) lends = true;
+      else if (k != LoopPlan::Every) return false;
+    }
+    return true;
+  }
+  // After `CB`, which may return from a tick (a call back into the cycle, an indirect call
+  // that may re-enter it, a callee with a ticked exit): nothing since is on a path from a
+  // clock read. A post-call tick right after it starts a stretch of its own; where none may
+  // go, the path goes on at the bound and a clock probe comes before its next work.
+  // `beforeTick`: the path since the loop's check, to where the tick goes.
+  void afterReentry(CallBase& CB, Reach& r, uint64_t atBound, uint64_t beforeTick) {
+    bool lends = false;
+    if (callTicks && !isa<InvokeInst>(CB) && tickAllowed(CB.getParent(), lends)) {
+      if (lends) wrap = std::max(wrap, beforeTick);
+      r.any = 0;
+      r.sinceCheck = 0;
+      r.fromEntry.reset();
+      r.ticked = true;
+      tick(CB.getNextNode(), r, Cut::CallTick, lends);
+      return;
+    }
+    r.any = std::max(r.any, atBound);
   }
   // A path from a tick about to take `c` more than the tick target gets a tick of its own
   // (not in a loop: it would run every iteration; not at a return, which ends the stretch).
@@ -77,11 +131,12 @@ struct Walk {
   void growTicks(Reach& r, uint64_t c) {
     for (auto& [i, len] : r.ticks) {
       len += c;
-      charge[i] = std::max(charge[i], len);
+      ticks[i].charge = std::max(ticks[i].charge, len);
     }
   }
   void add(Reach& r, uint64_t c) {
     r.any += c;
+    r.sinceCheck += c;
     if (r.fromEntry) {
       *r.fromEntry += c;
       summary.entry = std::max(summary.entry, *r.fromEntry);
@@ -97,11 +152,9 @@ struct Walk {
       if (r.any + c > bound && r.any > 0 && !I.isEHPad() && !isa<PHINode>(I)) cut(&I, r, Cut::Path, r.any);
       else if (wantsTick(r, c, I)) tick(&I, r);
       add(r, c);
-      // An indirect call that may come back into this function's cycle returns with what
-      // that callee left unprobed, not known here: as after a direct call within the
-      // cycle, the path goes on at the bound and probes before its next work.
-      if (indirectReenters && CB && !CB->isInlineAsm() && !CB->getCalledFunction())
-        r.any = std::max(r.any, bound + 1);
+      // An indirect call that may come back into this function's cycle returns as a direct
+      // call within the cycle does.
+      if (CB && CM.mayReturnFromTick(*CB, indirectReenters)) afterReentry(*CB, r, bound + 1, r.sinceCheck);
       return;
     }
     // The callee runs `entry` before its first probe. The call's own unit is charged only
@@ -110,27 +163,35 @@ struct Walk {
     if (r.any > 0 && r.any + s->entry > bound) cut(&I, r, Cut::BeforeCall, s->entry);
     else if (s->entry && wantsTick(r, s->entry, I)) tick(&I, r);
     if (r.fromEntry) summary.entry = std::max(summary.entry, *r.fromEntry + s->entry);
+    uint64_t beforeTick = r.sinceCheck + 1 + s->entry;
     Reach after;
     after.any = s->exit;
-    for (auto [i, len] : r.ticks) charge[i] = std::max(charge[i], len + s->entry);
+    after.sinceCheck = s->exit;
+    for (auto [i, len] : r.ticks) ticks[i].charge = std::max(ticks[i].charge, len + s->entry);
     if (s->through) {
       after.any = std::max(after.any, r.any + 1 + *s->through);
+      after.sinceCheck = std::max(after.sinceCheck, r.sinceCheck + 1 + *s->through);
       if (r.fromEntry) {
         after.fromEntry = *r.fromEntry + 1 + *s->through;
         summary.entry = std::max(summary.entry, *after.fromEntry);
       }
       after.ticks = r.ticks;
+      after.ticked = r.ticked;
       growTicks(after, 1 + *s->through);
     }
     r = after;
+    if (s->tickedExit) afterReentry(*CB, r, bound, beforeTick);
   }
 };
 }  // namespace
 
 Placed placeBoundedPaths(Function& F, LoopInfo& LI, const LoopPlanner& loops, const CostModel& CM,
                          ProbeEmitter& PE, uint64_t bound, EntryOnCycle entry, bool indirectReenters,
-                         OptimizationRemarkEmitter* ORE) {
-  Walk w{CM, bound, indirectReenters, bound / 8, false, {}, {}, {}, {}};
+                         bool callTicks, OptimizationRemarkEmitter* ORE) {
+  // The loan: B/32. Every post-call tick charges it, so a large loan makes the ticks read
+  // the clock often; too small a one, the budget runs out between calls (lua's clock reads
+  // fell with the loan, B/4 to B/32: docs/pass-results.md, "Post-call ticks").
+  Walk w{CM, LI, loops, bound, indirectReenters, callTicks, bound / 8, std::max<uint64_t>(bound / 32, 1), false, {}, {}, {}};
   DenseMap<BasicBlock*, Reach> out;
   ReversePostOrderTraversal<Function*> rpo(&F);
   for (BasicBlock* BB : rpo) {
@@ -144,7 +205,7 @@ Placed placeBoundedPaths(Function& F, LoopInfo& LI, const LoopPlanner& loops, co
         while (isa<AllocaInst>(*at) || isa<DbgInfoIntrinsic>(*at)) ++at;
         // A tick does not always read the clock: the walk goes on as if it were not there,
         // so the summary's `entry` (what callers add) runs on past it.
-        if (entry == EntryOnCycle::Tick) w.tick(&*at, in);
+        if (entry == EntryOnCycle::Tick) w.tick(&*at, in, Cut::Tick);
         else w.cut(&*at, in, Cut::Cycle, 0);
       }
     }
@@ -154,6 +215,7 @@ Placed placeBoundedPaths(Function& F, LoopInfo& LI, const LoopPlanner& loops, co
     }
     Loop* L = LI.getLoopFor(BB);
     w.inLoop = L != nullptr;
+    if (L && L->getHeader() == BB && !L->getParentLoop()) in.sinceCheck = 0;
     if (L && L->getHeader() == BB) {
       uint64_t extra = loops.entryExtra(L);
       if (in.any > 0 && in.any + extra + loops.iterCost(L) > bound) {
@@ -166,6 +228,7 @@ Placed placeBoundedPaths(Function& F, LoopInfo& LI, const LoopPlanner& loops, co
     if (isa<ReturnInst>(BB->getTerminator()) || isa<ResumeInst>(BB->getTerminator())) {
       w.summary.exit = std::max(w.summary.exit, r.any);
       if (r.fromEntry) w.summary.through = std::max(w.summary.through.value_or(0), *r.fromEntry);
+      if (r.ticked) w.summary.tickedExit = std::max(w.summary.tickedExit.value_or(0), r.any);
     }
     out[BB] = r;
   }
@@ -173,12 +236,21 @@ Placed placeBoundedPaths(Function& F, LoopInfo& LI, const LoopPlanner& loops, co
     noteCut(ORE, c.at, c.why, c.detail, bound);
     PE.mark(c.at);
   }
-  for (unsigned i = 0; i < w.tickAt.size(); ++i) {
-    uint64_t charge = std::max<uint64_t>(w.charge[i], 1);
-    noteCut(ORE, w.tickAt[i], i ? Cut::PathTick : Cut::Tick, charge, bound);
-    PE.markTick(w.tickAt[i], charge);
+  Placed placed{w.summary, 0};
+  for (const Walk::Tick& t : w.ticks) {
+    uint64_t charge = std::max<uint64_t>(t.charge + (t.lends ? w.lend + w.wrap : 0), 1);
+    // A loan on a long iteration could take the charge past the bound: a clock probe then,
+    // which the loop's budget restarts at as after any probe.
+    if (charge > bound && t.lends) {
+      noteCut(ORE, t.at, Cut::Path, bound, bound);
+      PE.mark(t.at);
+      continue;
+    }
+    noteCut(ORE, t.at, t.why, charge, bound);
+    PE.markTick(t.at, charge, t.lends ? w.lend : 0);
+    if (t.why == Cut::Tick) placed.entryTickCharge = charge;
   }
-  return {w.summary, w.tickAt.empty() ? 0 : std::max<uint64_t>(w.charge[0], 1)};
+  return placed;
 }
 
 static bool isNonTrivial(Function& F, LoopInfo& LI, const CostModel& CM, uint64_t minFnCost) {

@@ -19,10 +19,12 @@ namespace quanta {
 // before it when the callee's probe-free start would pass the bound. A function on a
 // call-graph cycle puts a clock probe or a tick first (`entry`); a path from a tick that
 // would pass B/8 outside loops gets a tick of its own there, so that the entry tick charges
-// the short paths, not the rare long one. `indirectReenters` (an indirect call may reach a
-// function of that cycle) makes an indirect call end like a call within the cycle. Returns
-// F's own summary, as its callers will charge it (ticks are no probes to them), and the
-// entry tick's charge (0: none).
+// the short paths, not the rare long one. After a call that may return from a tick (a call
+// back into the cycle; an indirect call, where `indirectReenters` says one may reach the
+// cycle; a callee with a ticked exit) nothing is on a path from a clock read: with
+// `callTicks` a post-call tick goes right after it (where its loops allow, see tickAllowed),
+// else a clock probe before the next work. Returns F's own summary, as its callers will
+// charge it (entry ticks are no probes to them), and the entry tick's charge (0: none).
 enum class EntryOnCycle { None, Probe, Tick };
 struct Placed {
   CallSummary summary;
@@ -30,7 +32,7 @@ struct Placed {
 };
 Placed placeBoundedPaths(llvm::Function& F, llvm::LoopInfo& LI, const LoopPlanner& loops, const CostModel& CM,
                          ProbeEmitter& PE, uint64_t bound, EntryOnCycle entry, bool indirectReenters,
-                         llvm::OptimizationRemarkEmitter* ORE);
+                         bool callTicks, llvm::OptimizationRemarkEmitter* ORE);
 
 // Flag mode (Concord's rules): a probe at the entry of every non-trivial function and right
 // after every call into uninstrumented code, except a lock call (bracketed instead).

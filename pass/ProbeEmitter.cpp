@@ -55,7 +55,7 @@ void ProbeEmitter::emitClockProbe(Instruction* at, bool count) {
   S.CreateCall(slow)->setDebugLoc(at->getDebugLoc());
 }
 
-// An entry tick (a function on a call-graph cycle): takes `charge` from the thread's budget
+// A tick (entry of a function on a call-graph cycle, long path, after a call): takes `charge` from the thread's budget
 // quanta_tick_budget and reads the clock only when the budget goes below zero, restarting
 // it at B - charge, so that the charges of the ticks between two of its reads sum to at
 // most B (docs/pass.md, "Across calls"). The store comes before the slow path: after a
@@ -150,6 +150,7 @@ unsigned ProbeEmitter::expand(Function& F) {
     else emitClockProbe(m);  // clock, and the counter baseline's threshold check
     slotOf_.erase(m);
     tickCharge_.erase(m);
+    lends_.erase(m);
     m->eraseFromParent();
   }
   return markers.size();

@@ -89,10 +89,11 @@ static void printPlans(raw_ostream& os, Function& F, LoopInfo& LI, const LoopPla
   if (entry == EntryOnCycle::Probe) os << " entry probe (on a call-graph cycle);";
   if (entry == EntryOnCycle::Tick) os << " entry tick, charge " << tickCharge << " (on a call-graph cycle);";
   // The callers' view of F (CostModel.h): unprobed from its entry, before its returns,
-  // and from entry to a return on a path with no probe at all.
+  // from entry to a return on a path with no probe at all, and from a tick to a return.
   if (summary) {
     os << " summary entry=" << summary->entry << " exit=" << summary->exit;
     if (summary->through) os << " through=" << *summary->through;
+    if (summary->tickedExit) os << " ticked-exit=" << *summary->tickedExit;
   }
   os << "\n";
   if (loops.loops().empty()) os << "  no loops\n";
@@ -118,9 +119,13 @@ static ModuleStats instrumentFunctions(Module& M, FunctionAnalysisManager& FAM, 
   CostModel CM(cfg.extCallCost, targets);
   // Clock mode: a call to a function placed before it runs on the caller's paths by that
   // function's summary; one not placed yet is on the caller's own call-graph cycle, so it
-  // probes at entry and may leave up to the bound behind it when it returns.
+  // ticks or probes at entry and may return from a tick (with ticks), or with the bound
+  // spent.
   bool summaries = cfg.mode == Mode::Clock && !lockOnly && cfg.compare.callSummaries;
-  if (summaries) CM.useSummaries(CallSummary{0, cfg.bound, std::nullopt});
+  bool callTicks = summaries && cfg.compare.cycleTicks;
+  std::optional<uint64_t> unplacedTickedExit;
+  if (callTicks) unplacedTickedExit = cfg.bound;
+  if (summaries) CM.useSummaries(CallSummary{0, cfg.bound, std::nullopt, unplacedTickedExit});
   ProbeEmitter PE(M, cfg);
   AdaptiveProbe AP(M, cfg, PE);
   ModuleStats st;
@@ -178,12 +183,13 @@ static ModuleStats instrumentFunctions(Module& M, FunctionAnalysisManager& FAM, 
     uint64_t bound = clock ? cfg.bound : cfg.flagStride;
     LoopPlanner loops(F, LI, SE, DT, CM, cfg, PE, bound, /*allowVersioning=*/clock,
                       clock && cfg.adaptive ? &AP : nullptr);
+    if (clock && callTicks) loops.expectCallTicks(v.indirectReenters);
     loops.plan();
     EntryOnCycle entry = !v.onCycle ? EntryOnCycle::None
                          : cfg.compare.cycleTicks ? EntryOnCycle::Tick : EntryOnCycle::Probe;
     Placed placed;
     if (clock) {
-      placed = placeBoundedPaths(F, LI, loops, CM, PE, cfg.bound, entry, v.indirectReenters, ORE);
+      placed = placeBoundedPaths(F, LI, loops, CM, PE, cfg.bound, entry, v.indirectReenters, callTicks, ORE);
       CM.setSummary(&F, placed.summary);
     } else {
       placeFlagPoints(F, LI, CM, PE, cfg.flagMinFnCost, ORE);

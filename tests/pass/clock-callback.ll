@@ -4,8 +4,14 @@
 ; ticks at entry. @count_leaf is a callback as well but calls nothing: not on a cycle,
 ; no probe. The indirect call itself keeps its configured cost (50 here, B = 1000), but in a
 ; function on such a cycle it may return from a function of the cycle with that callee's
-; unprobed tail behind it, so the path after it probes before its next work (the return).
-; @visit's tick charges the indirect call's 50: its path runs to that probe.
+; unprobed tail behind it, or return from a tick of that cycle: nothing after it is on a
+; path from a clock read, so a tick follows it (charge 1: the return), and @visit may return
+; from that tick (ticked-exit), so @visit_children ticks after calling it. @visit's entry
+; tick charges the indirect call's 50: its path runs to the post-call tick. With
+; -quanta-cycle-ticks=0 a clock probe follows the indirect call instead.
+; RUN: %opt -passes='print<quanta-plan>' -disable-output %s 2>&1 | FileCheck %s --check-prefix=PLAN
+; PLAN: function visit_children: entry tick, charge 6 (on a call-graph cycle); summary entry=6 exit=3 through=3 ticked-exit=3
+; PLAN: function visit: entry tick, charge 50 (on a call-graph cycle); summary entry=50 exit=1 ticked-exit=1
 ; RUN: %opt -passes=quanta-clock -S %s | FileCheck %s --check-prefix=TICK
 ; With -quanta-cycle-ticks=0, entry probes:
 ; RUN: %opt -passes=quanta-clock -quanta-cycle-ticks=0 -S %s | FileCheck %s
@@ -19,9 +25,14 @@
 ; TICK-NEXT: call ptr @llvm.threadlocal.address.p0(ptr @quanta_tick_budget)
 ; TICK: %quanta.tick = sub i64 %{{[0-9]+}}, 50
 ; TICK: call void %cb(ptr %n)
-; TICK-NEXT: call i64 @llvm.readcyclecounter()
+; TICK-NEXT: call ptr @llvm.threadlocal.address.p0(ptr @quanta_tick_budget)
+; TICK: sub i64 %{{[0-9]+}}, 1
 ; TICK-LABEL: define void @visit_children(
 ; TICK-NEXT: entry:
+; TICK-NEXT: call ptr @llvm.threadlocal.address.p0(ptr @quanta_tick_budget)
+; TICK: call void @visit(ptr %l, ptr @visit_children)
+; TICK-NEXT: call ptr @llvm.threadlocal.address.p0(ptr @quanta_tick_budget)
+; TICK: call void @visit(ptr %r, ptr @count_leaf)
 ; TICK-NEXT: call ptr @llvm.threadlocal.address.p0(ptr @quanta_tick_budget)
 ; TICK-LABEL: define void @count_leaf(
 ; TICK-NOT: {{quanta_tick_budget|readcyclecounter}}

@@ -2,11 +2,31 @@
 ; into the interpreter (a call-graph cycle, so the call counts as the whole bound). The
 ; longest iteration then costs more than half the bound, yet the path every iteration runs
 ; is cheap: the loop is lopsided and keeps a budget (Counter) instead of probing on every
-; iteration (Every). The rare call path charges the budget only when it runs, and the
-; straight-line placement still probes right after the recursive call (what a callee of
-; the same cycle leaves behind is taken to be the whole bound), where the budget restarts.
+; iteration (Every). The rare call path charges the budget only when it runs. The callee
+; may return from a tick, so nothing after the call is on a path from a clock read: a tick
+; follows the call and lends the loop B/32 (31): the budget restarts there at 31, and the
+; tick charges its own path to the end of the iteration (4: the add, the branch, the
+; increment and the back-edge), the loan, and the path from the header to the call (5),
+; which runs after the back-edge's check and before the next tick: 40. What the loop runs
+; after the tick before its budget probes is charged by the tick.
 ; RUN: %opt -passes='print<quanta-plan>' -quanta-bound=1000 -disable-output %s 2>&1 | FileCheck %s --check-prefix=PLAN
-; RUN: %opt -passes=quanta-clock -quanta-bound=1000 -quanta-adaptive=0 -S %s | FileCheck %s
+; RUN: %opt -passes=quanta-clock -quanta-bound=1000 -quanta-adaptive=0 -S %s | FileCheck %s --check-prefix=TICK
+; With -quanta-cycle-ticks=0 a clock probe follows the call, and the budget restarts at the
+; bound less what follows it in the block.
+; RUN: %opt -passes=quanta-clock -quanta-bound=1000 -quanta-adaptive=0 -quanta-cycle-ticks=0 -S %s | FileCheck %s
+
+; TICK-LABEL: define i32 @run(
+; TICK: dispatch:
+; TICK-NOT: call i64 @llvm.readcyclecounter()
+; TICK: sub i64 %quanta.budget{{.*}}, 5
+; TICK: add:
+; TICK-NOT: call i64 @llvm.readcyclecounter()
+; TICK: call:
+; TICK: %r = call i32 @run(
+; TICK-NEXT: call ptr @llvm.threadlocal.address.p0(ptr @quanta_tick_budget)
+; TICK: %quanta.tick{{[0-9]+}} = sub i64 %{{[0-9]+}}, 40
+; TICK: next:
+; TICK-NEXT: %quanta.budget.2 = phi i64 {{.*}}[ 31, %{{[0-9]+}} ]
 
 ; PLAN-LABEL: function run: entry tick, charge 1 (on a call-graph cycle)
 ; PLAN-NEXT: loop dispatch: Counter {{.*}}lopsided

@@ -6,8 +6,11 @@
 ; into the cycle) from the thread's budget quanta_tick_budget and reads the clock only when
 ; the budget goes below zero, restarting it at B - charge. Unwinding is a cycle too: each
 ; level's work after its recursive call adds up over the returns, and what a callee of
-; the same cycle leaves behind it is taken to be the whole bound, so the path after such a
-; call probes (a clock probe) before it does any work of its own.
+; the same cycle may return from a tick that did not read the clock, so nothing after such
+; a call is on a path from a clock read: a tick goes right after the call (a post-call tick,
+; charging what runs from there to the next probe, tick or return), and the function's
+; summary says it may return from a tick (ticked-exit), so that its callers tick after
+; calling it too. With -quanta-cycle-ticks=0 those are clock probes, as before ticks.
 ; RUN: %opt -passes=quanta-clock -S %s | FileCheck %s --check-prefix=TICK
 ; RUN: %opt -passes='print<quanta-plan>' -disable-output %s 2>&1 | FileCheck %s --check-prefix=PLAN
 ; With -quanta-cycle-ticks=0 the entry is a clock probe, as before ticks.
@@ -20,10 +23,10 @@
 ; The budget is the runtime's, initial-exec like the deadline (one %fs-relative access).
 ; TICK: @quanta_tick_budget = external thread_local(initialexec) global i64
 
-; Direct recursion: a tick first, after the allocas, and a clock probe between the
-; recursive call and the add that follows it. The charge, 7: the alloca, the null test and
-; its branch, the two loads before the recursive call (2 each). The slow path reads the
-; clock as a probe does.
+; Direct recursion: a tick first, after the allocas, and a tick between the recursive call
+; and the add that follows it. The entry tick's charge, 7: the alloca, the null test and
+; its branch, the two loads before the recursive call (2 each); the post-call tick's, 2:
+; the add and the return. The slow path reads the clock as a probe does.
 ; TICK-LABEL: define i64 @sum(
 ; TICK-NEXT: entry:
 ; TICK-NEXT: %slot = alloca i64
@@ -39,10 +42,14 @@
 ; TICK-NEXT: call ptr @llvm.threadlocal.address.p0(ptr @quanta_deadline_tsc)
 ; TICK: call void @quanta_probe_slow()
 ; TICK: %s = call i64 @sum(ptr %next)
-; TICK-NEXT: call i64 @llvm.readcyclecounter()
+; TICK-NEXT: %[[D:[0-9]+]] = call ptr @llvm.threadlocal.address.p0(ptr @quanta_tick_budget)
+; TICK-NEXT: %[[E:[0-9]+]] = load i64, ptr %[[D]]
+; TICK-NEXT: %quanta.tick1 = sub i64 %[[E]], 2
+; TICK-NOT: readcyclecounter
+; TICK: br i1 %quanta.tickout2
 ; TICK: %r = add i64 %s, %v
 ; TICK-NEXT: ret i64 %r
-; PLAN-LABEL: function sum: entry tick, charge 7 (on a call-graph cycle); summary entry=7 exit=4 through=4
+; PLAN-LABEL: function sum: entry tick, charge 7 (on a call-graph cycle); summary entry=7 exit=4 through=4 ticked-exit=2
 ; CHECK-LABEL: define i64 @sum(
 ; CHECK-NEXT: entry:
 ; CHECK-NEXT: %slot = alloca i64
@@ -67,16 +74,19 @@ done:
   ret i64 0
 }
 
-; A tree walk: the second recursive call needs no probe before it (the callee ticks
-; first), the return after it does.
+; A tree walk: each recursive call is followed by a tick (the first charges the call that
+; follows it, the second the branch and the return); no clock read but in the ticks' slow
+; paths. With -quanta-cycle-ticks=0, the second call needs no probe before it (the callee
+; probes first), the return after it does.
 ; TICK-LABEL: define void @walk(
 ; TICK-NEXT: entry:
 ; TICK-NEXT: call ptr @llvm.threadlocal.address.p0(ptr @quanta_tick_budget)
 ; TICK: %quanta.tick = sub i64 %{{[0-9]+}}, 6
 ; TICK: call void @walk(ptr %l)
-; TICK-NOT: readcyclecounter
+; TICK-NEXT: call ptr @llvm.threadlocal.address.p0(ptr @quanta_tick_budget)
+; TICK: sub i64 %{{[0-9]+}}, 1
 ; TICK: call void @walk(ptr %r)
-; TICK-NEXT: call i64 @llvm.readcyclecounter()
+; TICK-NEXT: call ptr @llvm.threadlocal.address.p0(ptr @quanta_tick_budget)
 ; TICK: ret void
 ; PLAN-LABEL: function walk: entry tick, charge 6 (on a call-graph cycle)
 ; CHECK-LABEL: define void @walk(
@@ -106,12 +116,13 @@ done:
 ; Mutual recursion: both functions of the cycle tick at entry; @leaf, which they call but
 ; which calls nothing back, is not on the cycle and stays probe-free. @is_odd is placed
 ; first; @is_even's call to it then uses its summary (it ticks, and its `no` path returns
-; probe-free), so @is_even's charge runs on into @is_odd: 12 = @is_even's 5 units before
-; the call, @leaf's 3 and @is_odd's 3, and the call to @leaf.
+; probe-free), so @is_even's charge runs on into @is_odd: 11 = @is_even's 5 units before
+; the call, @leaf's 3 and @is_odd's 3. @is_odd may return from the tick after its call, so
+; @is_even's call to it is followed by a tick, which ends the entry tick's stretch.
 ; TICK-LABEL: define i1 @is_even(
 ; TICK-NEXT: entry:
 ; TICK-NEXT: call ptr @llvm.threadlocal.address.p0(ptr @quanta_tick_budget)
-; TICK: %quanta.tick = sub i64 %{{[0-9]+}}, 12
+; TICK: %quanta.tick = sub i64 %{{[0-9]+}}, 11
 ; TICK-LABEL: define i1 @is_odd(
 ; TICK-NEXT: entry:
 ; TICK-NEXT: call ptr @llvm.threadlocal.address.p0(ptr @quanta_tick_budget)
@@ -120,7 +131,7 @@ done:
 ; TICK-NOT: {{quanta_tick_budget|readcyclecounter}}
 ; TICK: ret i64
 ; PLAN: function is_odd: entry tick, charge 3 (on a call-graph cycle)
-; PLAN: function is_even: entry tick, charge 12 (on a call-graph cycle)
+; PLAN: function is_even: entry tick, charge 11 (on a call-graph cycle)
 ; CHECK-LABEL: define i1 @is_even(
 ; CHECK-NEXT: entry:
 ; CHECK-NEXT: call i64 @llvm.readcyclecounter()
@@ -161,14 +172,18 @@ define i64 @leaf(i64 %n) {
   ret i64 %b
 }
 
-; A caller of a recursive function is not on its cycle: no entry probe, and nothing after
-; the call either, since @sum's own last probe comes right before its add. A tick may not
-; read the clock, so a caller outside the cycle counts @sum's charge as part of its own
-; path (summary entry=7, not 0): the bound holds for it whatever the budget.
+; A caller of a recursive function is not on its cycle: no entry probe or tick. @sum may
+; return from its post-call tick, so the caller ticks after the call (charge 2: the add and
+; the return), and may return from that tick itself. An entry tick may not read the clock,
+; so a caller outside the cycle counts @sum's entry tick's charge as part of its own path
+; (summary entry=7, not 0). With -quanta-cycle-ticks=0 nothing follows the call, since
+; @sum's own last probe comes right before its add.
 ; TICK-LABEL: define i64 @start(
-; TICK-NOT: {{quanta_tick_budget|readcyclecounter}}
+; TICK-NEXT: %s = call i64 @sum(ptr %list)
+; TICK-NEXT: call ptr @llvm.threadlocal.address.p0(ptr @quanta_tick_budget)
+; TICK: sub i64 %{{[0-9]+}}, 2
 ; TICK: ret i64
-; PLAN: function start: summary entry=7 exit=7 through=7
+; PLAN: function start: summary entry=7 exit=2 ticked-exit=2
 ; CHECK-LABEL: define i64 @start(
 ; CHECK-NOT: readcyclecounter
 ; CHECK: ret i64

@@ -3,16 +3,19 @@
 ; clock far more often than the common path needs. Where a path from a tick would pass an
 ; eighth of the bound (10 here, B = 80), outside loops, it gets a tick of its own: the entry
 ; tick charges 10 (the common path runs 6 of it), the long branch ticks twice on its way.
-; Callers still see the whole stretch (summary entry=23): ticks are no probes to them.
+; Callers still see the whole stretch (summary entry=23): entry ticks are no probes to
+; them. The recursive call is followed by a tick (charge 2: the add and the return).
 ; RUN: %opt -passes=quanta-clock -quanta-bound=80 -S %s | FileCheck %s
 ; RUN: %opt -passes='print<quanta-plan>' -quanta-bound=80 -disable-output %s 2>&1 | FileCheck %s --check-prefix=PLAN
 ; RUN: %opt -passes=quanta-clock -quanta-bound=80 -pass-remarks=quanta -disable-output %s 2>&1 | FileCheck %s --check-prefix=REMARK
 ; RUN: %opt -passes=quanta-clock -quanta-bound=80 -stats -disable-output %s 2>&1 | FileCheck %s --check-prefix=STATS
 
-; PLAN: function deep: entry tick, charge 10 (on a call-graph cycle); summary entry=23 exit=3 through=3
+; PLAN: function deep: entry tick, charge 10 (on a call-graph cycle); summary entry=23 exit=3 through=3 ticked-exit=2
 ; REMARK: remark: {{.*}}entry tick, charge 10: deep is on a call-graph cycle
 ; REMARK: remark: {{.*}}tick, charge 10: the path from a tick would pass an eighth of the bound here
 ; REMARK: remark: {{.*}}tick, charge 3: the path from a tick would pass an eighth of the bound here
+; REMARK: remark: {{.*}}tick after the call, charge 2: the callee may return from a tick
+; STATS: 1 quanta - Ticks after calls that may return from a tick (back into the cycle)
 ; STATS: 1 quanta - Entry ticks of functions on a call-graph cycle (recursion)
 ; STATS: 2 quanta - Ticks where a path from a tick would pass an eighth of the bound
 
@@ -31,7 +34,8 @@
 ; CHECK: go:
 ; CHECK-NOT: quanta_tick_budget
 ; CHECK: call i64 @deep(
-; CHECK-NEXT: call i64 @llvm.readcyclecounter()
+; CHECK-NEXT: call ptr @llvm.threadlocal.address.p0(ptr @quanta_tick_budget)
+; CHECK: %quanta.tick{{[0-9]+}} = sub i64 %{{[0-9]+}}, 2
 define i64 @deep(ptr %n, i64 %x) {
 entry:
   %null = icmp eq ptr %n, null

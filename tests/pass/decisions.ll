@@ -8,6 +8,7 @@
 ; RUN: %opt -passes=quanta-clock -quanta-cycle-ticks=0 -pass-remarks=quanta -disable-output %s 2>&1 | FileCheck %s --check-prefix=NOTICK
 ; RUN: %opt -passes=quanta-clock -quanta-cycle-ticks=0 -stats -disable-output %s 2>&1 | FileCheck %s --check-prefix=NOTICKSTATS
 ; NOTICK: remark: {{.*}}entry probe: rec is on a call-graph cycle
+; NOTICK: remark: {{.*}}probe: a call within the function's call-graph cycle may return with the bound spent
 ; NOTICKSTATS: 1 quanta - Entry probes of functions on a call-graph cycle (recursion)
 ; Nothing is said unless asked for.
 ; RUN: %opt -passes=quanta-clock -disable-output %s 2>&1 | count 0
@@ -16,8 +17,8 @@
 ; CLOCK: remark: {{.*}}loop fixed.loop: Static iter-cost=6 bound=1000 whole-loop=24: its largest trip count times its iteration cost fits under the bound
 ; CLOCK: remark: {{.*}}loop sum.loop: Version (long trips: IVStride) iter-cost=6 bound=1000 stride=128: innermost with a trip count known at entry
 ; CLOCK: remark: {{.*}}loop walk.loop: Counter iter-cost=22 {{.*}}: no induction variable fit to count on
-; CLOCK: remark: {{.*}}probe: a call within the function's call-graph cycle may return with the bound spent
 ; CLOCK: remark: {{.*}}entry tick, charge 6: rec is on a call-graph cycle
+; CLOCK: remark: {{.*}}tick after the call, charge 2: the callee may return from a tick
 ; CLOCK: remark: {{.*}}probe before the call: the callee runs 901 before its first probe (long)
 ; CLOCK: remark: {{.*}}bracketed 2 lock calls with preempt-disable/enable
 
@@ -29,6 +30,7 @@
 ; FLAG-NEXT: remark: {{.*}}no probe after a lock call
 
 ; STATS-DAG: 1 quanta - Entry ticks of functions on a call-graph cycle (recursion)
+; STATS-DAG: 1 quanta - Ticks after calls that may return from a tick (back into the cycle)
 ; STATS-DAG: 1 quanta - Probes before a call whose callee starts with a long unprobed stretch
 ; STATS-DAG: 2 quanta - Lock calls bracketed with quanta_preempt_disable/enable
 ; STATS-DAG: 1 quanta - Loops that fit under the bound whole (no probe)
@@ -90,7 +92,7 @@ done:
 }
 
 ; Recursion: an entry tick (charge 6: the null test, its branch and two loads), and a
-; probe after the recursive call.
+; tick after the recursive call (a clock probe with -quanta-cycle-ticks=0).
 define i64 @rec(ptr %n) {
 entry:
   %null = icmp eq ptr %n, null

@@ -11,8 +11,9 @@
 ; CHECK-NEXT:   loop outer: Counter iter-cost=8 bound=1000 budget=1000 charge=8: children with dynamic costs charge the function's budget
 ; CHECK-NEXT:     loop inner: Version (long trips: IVStride) iter-cost=8 bound=1000 stride=128: innermost with a trip count known at entry: a probe-free clone runs short trips
 ; A function on a call-graph cycle ticks at entry; its charge is its summary's entry, the
-; longest path from the entry before a probe, a return or a call back into the cycle.
-; CHECK-LABEL: function rec: entry tick, charge 4 (on a call-graph cycle); summary entry=4 exit=3 through=3{{$}}
+; longest path from the entry before a probe, a return or a call back into the cycle. The
+; tick after its recursive call charges the 2 units to the return: its ticked exit.
+; CHECK-LABEL: function rec: entry tick, charge 4 (on a call-graph cycle); summary entry=4 exit=3 through=3 ticked-exit=2{{$}}
 ; CHECK-NEXT:   no loops
 
 ; Flag mode polls the branchy outer loop; the inner one's exit test carries its probe.

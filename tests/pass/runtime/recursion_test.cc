@@ -56,20 +56,26 @@ TEST(InstrumentedRecursion, TreeWalkIsPreemptedOncePerQuantumOfWork) {
 
 // The same kind of walk, counted: each call of visit() is far shorter than the bound
 // B = 1000 and runs no clock probe of its own before it recurses, so the descent reaches
-// clock reads only through the entry ticks. Every call ticks once; the ticks' charges (at
-// least the 24 units of mixing a node does before recursing) add up to a clock read at
-// least every B / 24 ticks, and the budget spares most ticks the read. Outside a task:
-// the reads happen (and never yield) whatever the time, so the counts are exact.
-TEST(InstrumentedRecursion, ShortCallsReachClockReadsThroughEntryTicks) {
+// clock reads only through the entry ticks; and each recursive call may return from a tick,
+// so the unwinding reaches them only through the ticks after those calls (a clock probe
+// after each of them with -quanta-cycle-ticks=0: 2 per node). Every call ticks at entry,
+// every node twice more after its calls, and tick_walk() once after its call: every probe
+// executed is a tick. The ticks' charges (at least the 24 units of mixing a node does before
+// recursing) add up to a clock read at least every B / 24 node visits, and the budget spares
+// most ticks the read. Outside a task: the reads happen (and never yield) whatever the
+// time, so the counts are exact.
+TEST(InstrumentedRecursion, ShortCallsReachClockReadsThroughTicks) {
   constexpr uint64_t kNodes = (uint64_t(1) << 16) - 1;
   std::vector<tree_node> tree = CompleteTree(kNodes);
   tick_walk_calls = 0;
+  quanta_stat_probes_executed = 0;
   quanta_stat_ticks_executed = 0;
   quanta_stat_tick_clock_reads = 0;
   tick_walk(&tree[0]);
   EXPECT_EQ(tick_walk_calls, 2 * kNodes + 1);  // each node and each null child
-  EXPECT_EQ(quanta_stat_ticks_executed, tick_walk_calls);
-  EXPECT_GE(quanta_stat_tick_clock_reads, tick_walk_calls / (1000 / 24));
+  EXPECT_EQ(quanta_stat_ticks_executed, tick_walk_calls + 2 * kNodes + 1);
+  EXPECT_EQ(quanta_stat_probes_executed, quanta_stat_ticks_executed);  // no clock probe
+  EXPECT_GE(quanta_stat_tick_clock_reads, kNodes / (1000 / 24));
   EXPECT_LE(quanta_stat_tick_clock_reads * 4, quanta_stat_ticks_executed);
 }
 

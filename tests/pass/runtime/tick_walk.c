@@ -1,7 +1,8 @@
 /* A recursive tree walk compiled with entry ticks and probe counting (clock mode,
  * -quanta-count-probes): every call of visit() does its node's mixing before it recurses
  * and stays far under the bound, so only the entry tick stands between one call's work and
- * the next. The test counts the ticks and the clock reads they make. */
+ * the next, and only the ticks after the recursive calls between the returns. The test
+ * counts the ticks and the clock reads they make. */
 #include "tree_walk.h"
 
 uint64_t tick_walk_calls;

@@ -26,11 +26,12 @@ struct tree_walk_request {
 void tree_walk_handler(void* arg);
 void plain_tree_walk_handler(void* arg);
 
-/* tick_walk.c (clock mode, executed probes counted): a pre-order walk whose calls each do
- * at least 8 rounds of mixing (24 IR cost units) before they recurse; returns the hash and
- * counts visit()'s calls in tick_walk_calls. */
+/* tick_walk.c (clock mode, executed probes and ticks counted): a pre-order walk whose
+ * calls each do at least 8 rounds of mixing (24 IR cost units) before they recurse; returns
+ * the hash and counts visit()'s calls in tick_walk_calls. */
 uint64_t tick_walk(const struct tree_node* root);
 extern uint64_t tick_walk_calls;
+extern uint64_t quanta_stat_probes_executed;
 extern uint64_t quanta_stat_ticks_executed;
 extern uint64_t quanta_stat_tick_clock_reads;
 

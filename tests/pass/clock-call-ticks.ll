@@ -1,0 +1,117 @@
+; Post-call ticks in loops. @sum is recursive: it may return from the tick after its own
+; recursive call, so its summary has a ticked exit, and what a caller runs after calling
+; it is on no path from a clock read. @many, outside the cycle, calls it in a loop: a tick
+; (not a clock read) follows each call, and the loop keeps the function's budget (Counter,
+; where it would count its induction variable) so that the tick can end its stretch there:
+; the tick restarts the budget at a loan of B/32 (31) and charges that loan on top of its
+; own path to the end of the iteration (5), and of the path from the loop's header to the
+; tick (10: the load, the call and @sum's unprobed start), which runs after the back-edge's
+; budget check and before the next tick: 46. The block's budget charge is only what runs
+; after the tick.
+; RUN: %opt -passes=quanta-clock -quanta-adaptive=0 -S %s | FileCheck %s --check-prefix=TICK
+; RUN: %opt -passes='print<quanta-plan>' -disable-output %s 2>&1 | FileCheck %s --check-prefix=PLAN
+; RUN: %opt -passes=quanta-clock -pass-remarks=quanta -disable-output %s 2>&1 | FileCheck %s --check-prefix=REMARK
+; RUN: %opt -passes=quanta-clock -stats -disable-output %s 2>&1 | FileCheck %s --check-prefix=STATS
+; With -quanta-cycle-ticks=0 @sum probes after its recursive call, returns with a known
+; unprobed end, and @many's loop counts its induction variable (a probe-free clone for short
+; trips) with nothing after the call.
+; RUN: %opt -passes=quanta-clock -quanta-adaptive=0 -quanta-cycle-ticks=0 -S %s | FileCheck %s --check-prefix=OFF
+; RUN: %opt -passes='print<quanta-plan>' -quanta-cycle-ticks=0 -disable-output %s 2>&1 | FileCheck %s --check-prefix=OFFPLAN
+
+; PLAN: function sum: entry tick, charge 7 (on a call-graph cycle); summary entry=7 exit=4 through=4 ticked-exit=2
+; PLAN: function many: summary
+; PLAN-NEXT: loop loop: Counter {{.*}}: calls that may return from a tick: their ticks restart its budget
+; PLAN: function dispatch: entry tick
+; PLAN-NEXT: loop top: Counter {{.*}}lopsided
+; OFFPLAN: function many: summary
+; OFFPLAN-NEXT: loop loop: Version (long trips: IVStride)
+
+; REMARK: remark: {{.*}}tick after the call, charge 46: the callee may return from a tick
+; STATS: 3 quanta - Ticks after calls that may return from a tick (back into the cycle)
+
+; TICK-LABEL: define i64 @many(
+; TICK: loop:
+; TICK: %s = call i64 @sum(ptr %l)
+; TICK-NEXT: call ptr @llvm.threadlocal.address.p0(ptr @quanta_tick_budget)
+; TICK: %quanta.tick{{[0-9]*}} = sub i64 %{{[0-9]+}}, 46
+; The call's block restarts the budget at the loan; the latch subtracts what follows the tick.
+; TICK: %acc.next = add i64 %acc, %s
+; TICK: sub i64 31, 4
+; TICK: ret i64
+; OFF-LABEL: define i64 @many(
+; OFF: %s = call i64 @sum(ptr %l)
+; OFF-NEXT: %acc.next = add i64 %acc, %s
+
+; An indirect call that may re-enter the cycle, after 550 units of external calls in the
+; same block: the loop is lopsided (its budget charges only what follows the tick), and the
+; tick's charge covers the 601 units from the header to it, which run after the budget's
+; check on the back-edge: 3 + 31 + 601 = 635.
+; TICK-LABEL: define void @dispatch(
+; TICK: call void %f(ptr %p)
+; TICK-NEXT: call ptr @llvm.threadlocal.address.p0(ptr @quanta_tick_budget)
+; TICK: sub i64 %{{[0-9]+}}, 635
+; OFF-LABEL: define void @dispatch(
+; OFF: call void %f(ptr %p)
+; OFF-NEXT: call i64 @llvm.readcyclecounter()
+
+define i64 @sum(ptr %n) {
+entry:
+  %slot = alloca i64
+  %null = icmp eq ptr %n, null
+  br i1 %null, label %done, label %rec
+rec:
+  %v = load i64, ptr %n
+  %nextp = getelementptr i8, ptr %n, i64 8
+  %next = load ptr, ptr %nextp
+  %s = call i64 @sum(ptr %next)
+  %r = add i64 %s, %v
+  ret i64 %r
+done:
+  ret i64 0
+}
+
+define i64 @many(ptr %lists, i64 %k) {
+entry:
+  br label %loop
+loop:
+  %i = phi i64 [ 0, %entry ], [ %i.next, %loop ]
+  %acc = phi i64 [ 0, %entry ], [ %acc.next, %loop ]
+  %p = getelementptr ptr, ptr %lists, i64 %i
+  %l = load ptr, ptr %p
+  %s = call i64 @sum(ptr %l)
+  %acc.next = add i64 %acc, %s
+  %i.next = add i64 %i, 1
+  %c = icmp ult i64 %i.next, %k
+  br i1 %c, label %loop, label %exit
+exit:
+  ret i64 %acc.next
+}
+
+declare void @ext(i64)
+
+; @dispatch takes its own address (so an indirect call may reach it: a cycle), and its loop
+; calls 11 external functions of 50 each before the indirect call.
+define void @dispatch(ptr %p, ptr %f, i64 %n) {
+entry:
+  store ptr @dispatch, ptr %p
+  br label %top
+top:
+  %i = phi i64 [ 0, %entry ], [ %i.next, %top ]
+  call void @ext(i64 1)
+  call void @ext(i64 2)
+  call void @ext(i64 3)
+  call void @ext(i64 4)
+  call void @ext(i64 5)
+  call void @ext(i64 6)
+  call void @ext(i64 7)
+  call void @ext(i64 8)
+  call void @ext(i64 9)
+  call void @ext(i64 10)
+  call void @ext(i64 11)
+  call void %f(ptr %p)
+  %i.next = add i64 %i, 1
+  %c = icmp ult i64 %i.next, %n
+  br i1 %c, label %top, label %exit
+exit:
+  ret void
+}
