@@ -15,9 +15,7 @@ static cl::opt<uint64_t> OptBound("quanta-bound",
 static cl::opt<uint64_t> OptExtCost("quanta-ext-call-cost",
                                     cl::desc("cost (IR instructions) of a call to uninstrumented code"));
 static cl::opt<uint64_t> OptFlagStride("quanta-flag-stride",
-                                       cl::desc("flag mode: IR instructions of loop body per back-edge probe"));
-static cl::opt<uint64_t> OptFlagMin("quanta-flag-min-fn-cost",
-                                    cl::desc("flag mode: smallest function that gets an entry probe"));
+                                       cl::desc("flag mode: max IR instructions between flag probes"));
 static cl::opt<uint64_t> OptCounterThr("quanta-counter-threshold",
                                        cl::desc("counter mode: IR instructions between clock checks"));
 static cl::opt<bool> OptAdaptive("quanta-adaptive",
@@ -151,7 +149,6 @@ Config loadConfig(std::string& error) {
   c.bound = r.pickUInt(OptBound, "QUANTA_BOUND", c.bound, 1);
   c.extCallCost = r.pickUInt(OptExtCost, "QUANTA_EXT_CALL_COST", c.extCallCost, 0);
   c.flagStride = r.pickUInt(OptFlagStride, "QUANTA_FLAG_STRIDE", c.flagStride, 1);
-  c.flagMinFnCost = r.pickUInt(OptFlagMin, "QUANTA_FLAG_MIN_FN_COST", c.flagMinFnCost, 0);
   // The counter baseline defaults to the clock bound so both target the same density.
   c.counterThreshold = r.pickUInt(OptCounterThr, "QUANTA_COUNTER_THRESHOLD", c.bound, 1);
   c.adaptive = r.pickBool(OptAdaptive, "QUANTA_ADAPTIVE", c.adaptive);

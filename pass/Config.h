@@ -45,10 +45,9 @@ struct Config {
   uint64_t bound = 1000;
   // Cost charged for a call into code the pass does not see (declarations, indirect calls).
   uint64_t extCallCost = 50;
-  // Flag mode: a loop back-edge probe runs once per this many IR instructions of loop body.
+  // Flag mode's bound: longest probe-free path, in IR instructions, for the same walk as
+  // clock mode's (straight-line code, calls by summary, loops strided or polled).
   uint64_t flagStride = 1000;
-  // Flag mode: functions cheaper than this (no loops, no calls) get no entry probe.
-  uint64_t flagMinFnCost = 32;
   // Counter mode: instruction count between two clock checks.
   uint64_t counterThreshold = 1000;
   // Clock mode: loop probes measure their loop's speed and aim the next probe at the

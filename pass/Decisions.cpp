@@ -32,9 +32,6 @@ STATISTIC(NumCutCycle, "Entry probes of functions on a call-graph cycle (recursi
 STATISTIC(NumCycleTicks, "Entry ticks of functions on a call-graph cycle (recursion)");
 STATISTIC(NumPathTicks, "Ticks where a path from a tick would pass an eighth of the bound");
 STATISTIC(NumCallTicks, "Ticks after calls that may return from a tick (back into the cycle)");
-STATISTIC(NumFlagEntry, "Flag-mode entry probes");
-STATISTIC(NumFlagAfterCall, "Flag-mode probes after calls into code the pass does not see");
-STATISTIC(NumNoProbeAfterLock, "Flag-mode probes left out after lock calls (preempt-disabled region)");
 STATISTIC(NumLockSites, "Lock calls bracketed with quanta_preempt_disable/enable");
 STATISTIC(NumNoPreempt, "Functions not instrumented because marked QUANTA_NO_PREEMPT");
 STATISTIC(NumCounters, "Counter-mode block counters");
@@ -149,22 +146,6 @@ void noteCut(OptimizationRemarkEmitter* ORE, Instruction* at, Cut why, uint64_t 
       break;
   }
   remark(ORE, name, at, text);
-}
-
-void noteFlagEntry(OptimizationRemarkEmitter* ORE, Instruction* at) {
-  ++NumFlagEntry;
-  remark(ORE, "FlagEntryProbe", at, "entry probe: the function has loops or calls, or costs at least the minimum");
-}
-
-void noteFlagAfterCall(OptimizationRemarkEmitter* ORE, Instruction* call) {
-  ++NumFlagAfterCall;
-  remark(ORE, "FlagProbeAfterCall", call, "probe after a call into code the pass does not see");
-}
-
-void noteNoProbeAfterLock(OptimizationRemarkEmitter* ORE, Instruction* call) {
-  ++NumNoProbeAfterLock;
-  remark<OptimizationRemarkMissed>(ORE, "NoProbeAfterLock", call,
-                                   "no probe after a lock call: preemption is disabled around it");
 }
 
 void noteLockSites(OptimizationRemarkEmitter* ORE, Function& F, unsigned n) {

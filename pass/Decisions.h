@@ -39,11 +39,6 @@ void describePlan(llvm::raw_ostream& os, const LoopPlan& p, uint64_t bound);
 void notePlan(llvm::OptimizationRemarkEmitter* ORE, llvm::Loop* L, const LoopPlan& p, uint64_t bound);
 void noteCut(llvm::OptimizationRemarkEmitter* ORE, llvm::Instruction* at, Cut why, uint64_t detail,
              uint64_t bound);
-// Flag mode: an entry probe, a probe after a call into unseen code, or none after a lock call
-// (a probe there would fire with the lock held: the call is bracketed instead).
-void noteFlagEntry(llvm::OptimizationRemarkEmitter* ORE, llvm::Instruction* at);
-void noteFlagAfterCall(llvm::OptimizationRemarkEmitter* ORE, llvm::Instruction* call);
-void noteNoProbeAfterLock(llvm::OptimizationRemarkEmitter* ORE, llvm::Instruction* call);
 // Per function: lock calls bracketed with preempt-disable/enable, and functions left alone.
 void noteLockSites(llvm::OptimizationRemarkEmitter* ORE, llvm::Function& F, unsigned n);
 void noteNotInstrumented(llvm::Function& F, const char* why);

@@ -3,7 +3,6 @@
 #include <optional>
 
 #include "Decisions.h"
-#include "LockGuard.h"
 #include "llvm/ADT/PostOrderIterator.h"
 #include "llvm/IR/IntrinsicInst.h"
 
@@ -251,44 +250,6 @@ Placed placeBoundedPaths(Function& F, LoopInfo& LI, const LoopPlanner& loops, co
     if (t.why == Cut::Tick) placed.entryTickCharge = charge;
   }
   return placed;
-}
-
-static bool isNonTrivial(Function& F, LoopInfo& LI, const CostModel& CM, uint64_t minFnCost) {
-  if (!LI.empty()) return true;
-  uint64_t total = 0;
-  for (BasicBlock& BB : F)
-    for (Instruction& I : BB) {
-      if (auto* CB = dyn_cast<CallBase>(&I))
-        if (!isa<IntrinsicInst>(CB) && !isProbeMarker(I)) return true;
-      total += CM.instCost(I);
-    }
-  return total >= minFnCost;
-}
-
-unsigned placeFlagPoints(Function& F, LoopInfo& LI, const CostModel& CM, ProbeEmitter& PE,
-                         uint64_t minFnCost, OptimizationRemarkEmitter* ORE) {
-  SmallVector<Instruction*, 16> at;
-  if (isNonTrivial(F, LI, CM, minFnCost)) {
-    at.push_back(&*F.getEntryBlock().getFirstInsertionPt());
-    noteFlagEntry(ORE, at.back());
-  }
-  for (BasicBlock& BB : F)
-    for (Instruction& I : BB) {
-      auto* CI = dyn_cast<CallInst>(&I);
-      if (!CI || !CM.isExternalCall(*CI) || CI->doesNotReturn()) continue;
-      if (Function* callee = CI->getCalledFunction())
-        if (lockRole(callee->getName()) != LockRole::None) {
-          noteNoProbeAfterLock(ORE, CI);
-          continue;
-        }
-      Instruction* next = CI->getNextNode();
-      if (next && !next->isEHPad()) {
-        at.push_back(next);
-        noteFlagAfterCall(ORE, CI);
-      }
-    }
-  for (Instruction* I : at) PE.mark(I);
-  return at.size();
 }
 
 }  // namespace quanta

@@ -34,10 +34,4 @@ Placed placeBoundedPaths(llvm::Function& F, llvm::LoopInfo& LI, const LoopPlanne
                          ProbeEmitter& PE, uint64_t bound, EntryOnCycle entry, bool indirectReenters,
                          bool callTicks, llvm::OptimizationRemarkEmitter* ORE);
 
-// Flag mode (Concord's rules): a probe at the entry of every non-trivial function and right
-// after every call into uninstrumented code, except a lock call (bracketed instead).
-// Every probe placed is told to `ORE` (Decisions.h), if given.
-unsigned placeFlagPoints(llvm::Function& F, llvm::LoopInfo& LI, const CostModel& CM,
-                         ProbeEmitter& PE, uint64_t minFnCost, llvm::OptimizationRemarkEmitter* ORE);
-
 }  // namespace quanta

@@ -145,8 +145,10 @@ unsigned ProbeEmitter::expand(Function& F) {
       if (isProbeMarker(I)) markers.push_back(&I);
   for (Instruction* m : markers) {
     if (Value* slot = slotOf_.lookup(m)) emitSlotFlagProbe(m, slot);
-    else if (auto tick = tickCharge_.find(m); tick != tickCharge_.end()) emitTick(m, tick->second);
+    // Flag code has no ticks: should the walk ask for one there (QuantaPass asks for none),
+    // it becomes a flag poll, which reads no clock and costs less than a tick's countdown.
     else if (cfg_.mode == Mode::Flag) emitFlagProbe(m);
+    else if (auto tick = tickCharge_.find(m); tick != tickCharge_.end()) emitTick(m, tick->second);
     else emitClockProbe(m);  // clock, and the counter baseline's threshold check
     slotOf_.erase(m);
     tickCharge_.erase(m);

@@ -117,15 +117,22 @@ static ModuleStats instrumentFunctions(Module& M, FunctionAnalysisManager& FAM, 
                                        const SmallPtrSetImpl<Function*>& targets, bool lockOnly,
                                        raw_ostream* plans) {
   CostModel CM(cfg.extCallCost, targets);
-  // Clock mode: a call to a function placed before it runs on the caller's paths by that
-  // function's summary; one not placed yet is on the caller's own call-graph cycle, so it
-  // ticks or probes at entry and may return from a tick (with ticks), or with the bound
-  // spent.
-  bool summaries = cfg.mode == Mode::Clock && !lockOnly && cfg.compare.callSummaries;
-  bool callTicks = summaries && cfg.compare.cycleTicks;
+  // Clock and flag mode place probes by the same bounded-path walk, each with its own
+  // bound (flag mode: the flag stride). A call to a function placed before it runs on the
+  // caller's paths by that function's summary; one not placed yet is on the caller's own
+  // call-graph cycle, so it probes (clock: ticks) at entry and may return from a tick (clock
+  // with ticks) or with the bound spent. The summaries are this call's alone: a flag build's
+  // clock twins are placed by a call of their own (with a CostModel of their own), so flag
+  // summaries and clock summaries never meet.
+  const bool clock = cfg.mode == Mode::Clock;
+  const uint64_t bound = clock ? cfg.bound : cfg.flagStride;
+  // Counter mode charges blocks, calls at 1: no walk, no summaries.
+  bool summaries = cfg.mode != Mode::Counter && !lockOnly && cfg.compare.callSummaries;
+  // Ticks are clock mode's: in flag mode a poll is cheaper than a tick's countdown.
+  bool callTicks = clock && summaries && cfg.compare.cycleTicks;
   std::optional<uint64_t> unplacedTickedExit;
-  if (callTicks) unplacedTickedExit = cfg.bound;
-  if (summaries) CM.useSummaries(CallSummary{0, cfg.bound, std::nullopt, unplacedTickedExit});
+  if (callTicks) unplacedTickedExit = bound;
+  if (summaries) CM.useSummaries(CallSummary{0, bound, std::nullopt, unplacedTickedExit});
   ProbeEmitter PE(M, cfg);
   AdaptiveProbe AP(M, cfg, PE);
   ModuleStats st;
@@ -179,22 +186,17 @@ static ModuleStats instrumentFunctions(Module& M, FunctionAnalysisManager& FAM, 
       formLCSSARecursively(*L, DT, &LI, &SE);
     }
 
-    bool clock = cfg.mode == Mode::Clock;
-    uint64_t bound = clock ? cfg.bound : cfg.flagStride;
     LoopPlanner loops(F, LI, SE, DT, CM, cfg, PE, bound, /*allowVersioning=*/clock,
                       clock && cfg.adaptive ? &AP : nullptr);
     if (clock && callTicks) loops.expectCallTicks(v.indirectReenters);
     loops.plan();
+    // A function on a call-graph cycle: in flag mode a flag poll at entry, never a tick
+    // (a poll is a load and a compare, cheaper than a tick's thread-local countdown).
     EntryOnCycle entry = !v.onCycle ? EntryOnCycle::None
-                         : cfg.compare.cycleTicks ? EntryOnCycle::Tick : EntryOnCycle::Probe;
-    Placed placed;
-    if (clock) {
-      placed = placeBoundedPaths(F, LI, loops, CM, PE, cfg.bound, entry, v.indirectReenters, callTicks, ORE);
-      CM.setSummary(&F, placed.summary);
-    } else {
-      placeFlagPoints(F, LI, CM, PE, cfg.flagMinFnCost, ORE);
-    }
-    if (plans) printPlans(*plans, F, LI, loops, entry, placed.entryTickCharge, clock ? CM.summaryOf(&F) : nullptr);
+                         : clock && cfg.compare.cycleTicks ? EntryOnCycle::Tick : EntryOnCycle::Probe;
+    Placed placed = placeBoundedPaths(F, LI, loops, CM, PE, bound, entry, v.indirectReenters, callTicks, ORE);
+    CM.setSummary(&F, placed.summary);
+    if (plans) printPlans(*plans, F, LI, loops, entry, placed.entryTickCharge, CM.summaryOf(&F));
     loops.apply(ORE);
     const LoopStats& ls = loops.stats();
     st.loops.statics += ls.statics;

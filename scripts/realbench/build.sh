@@ -3,7 +3,8 @@
 # Debian source (scripts/realbench/fetch.sh) with quanta's compiler wrappers.
 #   scripts/realbench/build.sh PROGRAM MODE [quanta build dir, default build/]
 #   PROGRAM: zlib lz4 bzip2 xz sqlite3 lua fairymax leveldb
-#   MODE:    none (plain clang), clock, flag, clock-count (clock with QUANTA_COUNT_PROBES=1)
+#   MODE:    none (plain clang), clock, flag, clock-count (clock with QUANTA_COUNT_PROBES=1),
+#            flag-count (flag with QUANTA_COUNT_PROBES=1)
 # Output, in $QUANTA_REALBENCH_OUT_DIR (default third_party_src/realbench/out):
 # <program>-<mode> (the benchmark binary) and build-<program>-<mode>/ (the build, its
 # log, and quanta-stats.txt: the pass's QUANTA_STATS lines). Each build uses the package's own build system as far as
@@ -31,7 +32,8 @@ esac
 case "$mode" in
   none|clock|flag) qmode="$mode"; count=0 ;;
   clock-count) qmode=clock; count=1 ;;
-  *) echo "build.sh: unknown mode '$mode' (expected none clock flag clock-count)" >&2; exit 2 ;;
+  flag-count) qmode=flag; count=1 ;;
+  *) echo "build.sh: unknown mode '$mode' (expected none clock flag clock-count flag-count)" >&2; exit 2 ;;
 esac
 for f in "$qbuild/bin/quanta-clang" "$qbuild/bin/quanta-clang++" "$qbuild/lib/libquanta-pass.so" "$qbuild/lib/libquanta.a"; do
   [ -e "$f" ] || { echo "build.sh: missing $f (build quanta first)" >&2; exit 2; }

@@ -22,12 +22,16 @@
 ; CLOCK: remark: {{.*}}probe before the call: the callee runs 901 before its first probe (long)
 ; CLOCK: remark: {{.*}}bracketed 2 lock calls with preempt-disable/enable
 
+; Flag mode places by the same walk, with flag polls: a poll first in @rec (never a tick),
+; none in @locked (three calls of 50 fit under the bound); the clock twins follow, @rec's
+; with its tick.
 ; FLAG: remark: {{.*}}loop sum.loop: IVStride iter-cost=6 bound=1000 stride=128: counts iterations on its induction variable
-; FLAG: remark: {{.*}}bracketed 2 lock calls
-; FLAG: remark: {{.*}}entry probe: the function has loops or calls
-; FLAG-NEXT: remark: {{.*}}no probe after a lock call: preemption is disabled around it
-; FLAG-NEXT: remark: {{.*}}probe after a call into code the pass does not see
-; FLAG-NEXT: remark: {{.*}}no probe after a lock call
+; FLAG: remark: {{.*}}entry probe: rec is on a call-graph cycle
+; FLAG-NEXT: remark: {{.*}}probe: a call within the function's call-graph cycle may return with the bound spent
+; FLAG-NEXT: remark: {{.*}}probe before the call: the callee runs 901 before its first probe (long)
+; FLAG-NEXT: remark: {{.*}}bracketed 2 lock calls
+; FLAG-NEXT: remark: {{.*}}loop fixed.loop:
+; FLAG: remark: {{.*}}entry tick, charge 6: rec.quanta_clock is on a call-graph cycle
 
 ; STATS-DAG: 1 quanta - Entry ticks of functions on a call-graph cycle (recursion)
 ; STATS-DAG: 1 quanta - Ticks after calls that may return from a tick (back into the cycle)

@@ -125,7 +125,7 @@ def test_an_instrumented_build_with_other_output_fails_the_run(fairymax_builds, 
 
 @pytest.mark.parametrize("args, message", [
     (["nosuch", "clock"], "build.sh: unknown program 'nosuch'"),
-    (["zlib", "turbo"], "build.sh: unknown mode 'turbo' (expected none clock flag clock-count)"),
+    (["zlib", "turbo"], "build.sh: unknown mode 'turbo' (expected none clock flag clock-count flag-count)"),
 ])
 def test_build_script_names_a_bad_argument(args, message):
     proc = subprocess.run([str(ROOT / "scripts" / "realbench" / "build.sh"), *args, str(BUILD_DIR)],
