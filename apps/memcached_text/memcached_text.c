@@ -409,13 +409,18 @@ int mc_reply_line(quanta_response* response, const char* line) {
  * are formatted on every GET: a loop of divisions by 10 costs far less than snprintf's
  * format parsing and locale-aware machinery. */
 static uint32_t put_decimal(char* out, uint64_t v) {
+  if (v < 10) {  /* flags are 0 in most stores: one digit, no loop */
+    out[0] = (char)('0' + v);
+    return 1;
+  }
   char digits[20];
-  uint32_t n = 0;
+  uint32_t at = sizeof digits;
   do {
-    digits[n++] = (char)('0' + v % 10);
+    digits[--at] = (char)('0' + v % 10);
     v /= 10;
   } while (v != 0);
-  for (uint32_t i = 0; i < n; ++i) out[i] = digits[n - 1 - i];
+  const uint32_t n = (uint32_t)sizeof digits - at;
+  memcpy(out, digits + at, n);
   return n;
 }
 
