@@ -151,7 +151,8 @@ def start_quanta(args, port, cpu):
     app = str(args.build / "lib" / "quanta" / "apps" / "kvcache-clock.so")
     cmd = ["taskset", "-c", str(cpu), str(args.build / "bin" / "quanta"), "serve", "--app", app,
            "--app-config", f"keys={args.keys},value_bytes={args.value_bytes}", "--listen", f"tcp://127.0.0.1:{port}",
-           "--format", "json", "--dispatcher-only", "--idle", "block", "--tcp-poll", args.tcp_poll]
+           "--format", "json", "--dispatcher-only", "--idle", "block", "--tcp-poll", args.tcp_poll,
+           "--idle-spin-us", str(args.idle_spin_us)]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     wait_for_tcp(port)
     return proc, cmd
@@ -271,9 +272,13 @@ def main():
     ap.add_argument("--keys", type=int, default=10000)
     ap.add_argument("--value-bytes", type=int, default=64)
     ap.add_argument("--tcp-poll", choices=["epoll", "io_uring"], default="epoll", help="quanta serve --tcp-poll")
+    ap.add_argument("--idle-spin-us", type=float, default=20.0,
+                    help="quanta serve --idle-spin-us (0: sleep as soon as idle, so CPU time per request leaves out the spin)")
     ap.add_argument("--servers", default=",".join(SERVERS), help="a comma list of memcached, quanta")
     ap.add_argument("--out", type=pathlib.Path, help="also write the JSON here")
     args = ap.parse_args()
+    if args.idle_spin_us < 0:
+        ap.error(f"--idle-spin-us must be >= 0, got {args.idle_spin_us}")
     if args.rate_rps <= 0 or args.duration_s <= 0 or args.connections <= 0 or args.keys <= 0 or args.value_bytes <= 0:
         ap.error("--rate-rps, --duration-s, --connections, --keys and --value-bytes must be above 0")
     servers = args.servers.split(",")
@@ -287,7 +292,8 @@ def main():
     cpus = {"client": allowed[0], "server": allowed[-1]}
     result = {"what": "per-request work of memcached (1 thread) and quanta's one-thread TCP server, same quanta load",
               "rate_rps": args.rate_rps, "duration_s": args.duration_s, "connections": args.connections,
-              "keys": args.keys, "value_bytes": args.value_bytes, "tcp_poll": args.tcp_poll, "cpus": cpus,
+              "keys": args.keys, "value_bytes": args.value_bytes, "tcp_poll": args.tcp_poll,
+              "idle_spin_us": args.idle_spin_us, "cpus": cpus,
               "load_average_before": os.getloadavg(), "servers": {}}
     for name in servers:
         print(f"tcp_cpu_per_request: {name}", file=sys.stderr, flush=True)

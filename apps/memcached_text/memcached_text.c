@@ -1,5 +1,6 @@
 /* The memcached text protocol: framing, parsing, replies (memcached_text.h). */
 #include "memcached_text.h"
+#include <stddef.h>
 
 #include <stdio.h>
 #include <string.h>
@@ -119,7 +120,7 @@ static void optional_noreply(const token* tokens, uint32_t n, uint32_t at, mc_co
 static line_verdict parse_line(const char* line, uint32_t len, mc_command* cmd) {
   line_verdict v = {kUnknown, 0};
   token tokens[MAX_TOKENS];
-  memset(cmd, 0, sizeof *cmd);
+  memset(cmd, 0, offsetof(mc_command, keys));
   const uint32_t n = split(line, len, tokens, MAX_TOKENS);
   if (n == 0) return v;
   cmd->verb = verb_of(&tokens[0]);
@@ -404,14 +405,43 @@ int mc_reply_line(quanta_response* response, const char* line) {
   return 0;
 }
 
+/* Writes `v` in decimal at `out` (20 bytes at most) and returns how many bytes. Replies
+ * are formatted on every GET: a loop of divisions by 10 costs far less than snprintf's
+ * format parsing and locale-aware machinery. */
+static uint32_t put_decimal(char* out, uint64_t v) {
+  if (v < 10) {  /* flags are 0 in most stores: one digit, no loop */
+    out[0] = (char)('0' + v);
+    return 1;
+  }
+  char digits[20];
+  uint32_t at = sizeof digits;
+  do {
+    digits[--at] = (char)('0' + v % 10);
+    v /= 10;
+  } while (v != 0);
+  const uint32_t n = (uint32_t)sizeof digits - at;
+  memcpy(out, digits + at, n);
+  return n;
+}
+
 int mc_reply_value(quanta_response* response, const mc_key* key, uint32_t flags, const void* data, uint32_t len,
                    const uint64_t* cas_unique) {
   const uint32_t before = response->len;
+  /* " <flags> <bytes> [<cas>]\r\n": at most 1 + 10 + 1 + 10 + 1 + 20 + 2 bytes. */
   char tail[64];
-  int n = cas_unique != NULL ? snprintf(tail, sizeof tail, " %u %u %llu\r\n", flags, len, (unsigned long long)*cas_unique)
-                             : snprintf(tail, sizeof tail, " %u %u\r\n", flags, len);
+  uint32_t n = 0;
+  tail[n++] = ' ';
+  n += put_decimal(tail + n, flags);
+  tail[n++] = ' ';
+  n += put_decimal(tail + n, len);
+  if (cas_unique != NULL) {
+    tail[n++] = ' ';
+    n += put_decimal(tail + n, *cas_unique);
+  }
+  tail[n++] = '\r';
+  tail[n++] = '\n';
   if (quanta_response_append(response, "VALUE ", 6) != 0 || quanta_response_append(response, key->bytes, key->len) != 0 ||
-      quanta_response_append(response, tail, (size_t)n) != 0 || quanta_response_append(response, data, len) != 0 ||
+      quanta_response_append(response, tail, n) != 0 || quanta_response_append(response, data, len) != 0 ||
       quanta_response_append(response, "\r\n", 2) != 0) {
     response->len = before;
     return -1;
@@ -420,8 +450,9 @@ int mc_reply_value(quanta_response* response, const mc_key* key, uint32_t flags,
 }
 
 int mc_reply_number(quanta_response* response, uint64_t value) {
-  char line[32];
-  snprintf(line, sizeof line, "%llu", (unsigned long long)value);
+  char line[24];
+  const uint32_t n = put_decimal(line, value);
+  line[n] = '\0';
   return mc_reply_line(response, line);
 }
 

@@ -65,7 +65,6 @@ typedef struct mc_key {
 /* One whole command, as the handler sees it. Pointers point into the request's bytes. */
 typedef struct mc_command {
   mc_verb verb;
-  mc_key keys[MC_MAX_KEYS]; /* get/gets: every key; others: keys[0] when they take one */
   uint32_t key_count;
   uint32_t flags;           /* storage commands */
   int64_t exptime;          /* storage commands, touch; flush_all's delay (0 if none) */
@@ -76,6 +75,10 @@ typedef struct mc_command {
   int noreply;              /* the client wants no answer: write nothing */
   const char* stats_arg;    /* stats: the optional argument (NULL if none) */
   uint32_t stats_arg_len;
+  /* Last, and only the first key_count are written: the parser clears the fields above on
+   * every command but not these 2 KiB (clearing them cost more than the rest of a GET's
+   * parse). */
+  mc_key keys[MC_MAX_KEYS]; /* get/gets: every key; others: keys[0] when they take one */
 } mc_command;
 
 /* The server's framer, in quanta_protocol's terms: a whole command at the front of

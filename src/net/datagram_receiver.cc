@@ -1,4 +1,5 @@
 #include "net/datagram_receiver.h"
+#include "net/plain_syscalls.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -36,7 +37,7 @@ class RecvmmsgReceiver final : public DatagramReceiver {
       messages_[i].msg_hdr.msg_control = control_.data() + i * kControlBytes;
       messages_[i].msg_hdr.msg_controllen = kControlBytes;
     }
-    const int got = recvmmsg(fd_, messages_.data(), want, MSG_DONTWAIT, nullptr);
+    const int got = plain::recvmmsg(fd_, messages_.data(), want, MSG_DONTWAIT);
     if (got < 0) {
       if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) ++errors_;
       return 0;

@@ -3,7 +3,9 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sys/epoll.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,6 +16,7 @@
 
 #include "core/tsc.h"
 #include "net/epoll_ready_ring.h"
+#include "net/plain_syscalls.h"
 #include "quanta/wire.h"
 
 namespace quanta {
@@ -86,6 +89,11 @@ TcpFrontEnd::~TcpFrontEnd() {
 }
 
 uint32_t TcpFrontEnd::poll(uint64_t, Request** out, uint32_t max) {
+  // Remembered for complete(): only this thread ever stores it, and a worker that reads it
+  // while it is set can only find another thread's id, never its own.
+  if (pthread_equal(poll_thread_.load(std::memory_order_relaxed), pthread_self()) == 0) {
+    poll_thread_.store(pthread_self(), std::memory_order_relaxed);
+  }
   drain_completions();
   // Stopping: no new connection, no new request; what is in flight is still answered.
   if (closed_.load(std::memory_order_relaxed)) {
@@ -126,7 +134,7 @@ void TcpFrontEnd::harvest(Request** out, uint32_t max, uint32_t& n) {
     if (!signalled && !harvest_again_) return;  // nothing became ready since the last harvest
   }
   epoll_event events[kEventsPerPoll];
-  const int ready = epoll_wait(epoll_fd_, events, kEventsPerPoll, 0);
+  const int ready = plain::epoll_wait(epoll_fd_, events, kEventsPerPoll, 0);
   counters_.add(NetCounter::kTcpEpollWaits);
   // A full array may have left ready sockets behind, and edge-triggered sockets that are
   // already on the ready list raise no new signal: ask again at the next poll. (An error,
@@ -196,7 +204,7 @@ void TcpFrontEnd::receive(uint32_t slot) {
   TcpConnection& c = connections_[slot];
   const std::size_t space = c.in.size() - c.in_len;
   if (space == 0) return;  // framing makes room first; `unread` stays set
-  const ssize_t got = recv(c.fd, c.in.data() + c.in_len, space, MSG_DONTWAIT);
+  const ssize_t got = plain::recv(c.fd, c.in.data() + c.in_len, space, MSG_DONTWAIT);
   counters_.add(NetCounter::kTcpReads);
   if (got > 0) {
     c.in_len += static_cast<uint32_t>(got);
@@ -337,6 +345,14 @@ void TcpFrontEnd::answer_now(uint32_t slot, const unsigned char* answer, uint32_
 }
 
 void TcpFrontEnd::complete(Request& request) {
+  // Finished on the thread that polls (the one-thread server, or a dispatcher that runs
+  // requests itself): put it in place now, as drain_completions() would at the next poll,
+  // without the queue's two atomic updates and the bell's fence. complete() is never
+  // called from inside poll(), so the front end is between operations here.
+  if (pthread_equal(pthread_self(), poll_thread_.load(std::memory_order_relaxed)) != 0) {
+    place_completion(request, true);
+    return;
+  }
   // The queue holds the whole pool and each record is in it at most once: never full.
   finished_.try_push(&request);
   finished_bell_.ring();
@@ -400,8 +416,24 @@ void TcpFrontEnd::advance(uint32_t slot) {
       unsigned char head[WireFormat::kMaxPrefixBytes];
       const uint32_t head_len = format_.reply_prefix(*p.request, head);
       const auto* bytes = reinterpret_cast<const unsigned char*>(p.request->response);
-      c.out.insert(c.out.end(), head, head + head_len);
-      c.out.insert(c.out.end(), bytes, bytes + p.request->response_len);
+      const uint64_t after = c.next_reply + 1;
+      const bool last_due = after == c.next_sequence || !c.window[after % c.window.size()].ready;
+      if (last_due && c.backlog_bytes() == 0) {
+        // The usual case (always, for an in-order protocol): one reply due, nothing waiting
+        // before it. Written from the record itself; only what the kernel does not take
+        // is copied to the backlog.
+        if (!send_direct(c, head, head_len, bytes, p.request->response_len)) {
+          pool_.release(*p.request);
+          p.request = nullptr;
+          p.ready = false;
+          counters_.add(NetCounter::kTcpClosedError);
+          close_connection(slot);
+          return;
+        }
+      } else {
+        c.out.insert(c.out.end(), head, head + head_len);
+        c.out.insert(c.out.end(), bytes, bytes + p.request->response_len);
+      }
       pool_.release(*p.request);
       counters_.add(NetCounter::kTcpRepliesOk);
     } else {
@@ -431,10 +463,30 @@ void TcpFrontEnd::advance(uint32_t slot) {
   maybe_finish(slot);
 }
 
+bool TcpFrontEnd::send_direct(TcpConnection& c, const unsigned char* head, uint32_t head_len,
+                              const unsigned char* body, uint32_t body_len) {
+  const std::size_t total = std::size_t{head_len} + body_len;
+  if (total == 0) return true;  // a silent reply (memcached's noreply)
+  iovec parts[2] = {{const_cast<unsigned char*>(head), head_len}, {const_cast<unsigned char*>(body), body_len}};
+  msghdr m{};
+  m.msg_iov = head_len > 0 ? parts : parts + 1;
+  m.msg_iovlen = head_len > 0 ? 2 : 1;
+  ssize_t sent = plain::sendmsg(c.fd, &m, MSG_DONTWAIT | MSG_NOSIGNAL);
+  if (sent < 0) {
+    if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) return false;
+    sent = 0;  // the client's window is full: all of it waits in the backlog (EPOLLOUT resumes it)
+  }
+  auto taken = static_cast<std::size_t>(sent);
+  if (taken < head_len) c.out.insert(c.out.end(), head + taken, head + head_len);
+  taken = taken > head_len ? taken - head_len : 0;
+  if (taken < body_len) c.out.insert(c.out.end(), body + taken, body + body_len);
+  return true;
+}
+
 void TcpFrontEnd::write_out(uint32_t slot) {
   TcpConnection& c = connections_[slot];
   while (c.backlog_bytes() > 0) {
-    const ssize_t sent = send(c.fd, c.out.data() + c.out_sent, c.backlog_bytes(), MSG_DONTWAIT | MSG_NOSIGNAL);
+    const ssize_t sent = plain::send(c.fd, c.out.data() + c.out_sent, c.backlog_bytes(), MSG_DONTWAIT | MSG_NOSIGNAL);
     if (sent > 0) {
       c.out_sent += static_cast<std::size_t>(sent);
       continue;

@@ -23,7 +23,9 @@
 // backlog, and a worker blocked on a socket would hold back its other requests; from the
 // dispatcher each connection has exactly one thread, and ordering is a window lookup.
 // The cost is the dispatcher's time on send(), which is what to measure against the UDP
-// front end, whose workers send (docs/network.md).
+// front end, whose workers send (docs/network.md). A request finished on the polling
+// thread itself (the one-thread server, --dispatcher-only) skips the queue: complete()
+// puts it in its window and writes it out at once.
 //
 // Backpressure, per connection: at most max_in_flight_per_connection requests between
 // framing and reply; at the limit the connection is not read (its kernel buffer, then the
@@ -33,6 +35,7 @@
 // such event is counted (net_counters.h).
 #pragma once
 
+#include <pthread.h>
 #include <sys/socket.h>
 
 #include <atomic>
@@ -127,6 +130,11 @@ class TcpFrontEnd final : public Source, public Sink {
   // connection as its state says.
   void advance(uint32_t slot);
   void write_out(uint32_t slot);
+  // Sends `head` then `body` with one sendmsg, straight from where they are, and puts what
+  // the kernel did not take in the connection's (empty) backlog. False on a socket error
+  // (the caller closes the connection).
+  bool send_direct(TcpConnection& c, const unsigned char* head, uint32_t head_len, const unsigned char* body,
+                   uint32_t body_len);
   // One recv into the connection's buffer, if it has room (clears `unread` once the
   // socket is found empty; may close the connection on an error).
   void receive(uint32_t slot);
@@ -153,6 +161,7 @@ class TcpFrontEnd final : public Source, public Sink {
   RequestPool pool_;
   std::vector<Ticket> tickets_;
   MpmcQueue<Request*> finished_;        // workers -> dispatcher
+  std::atomic<pthread_t> poll_thread_{}; // the thread that runs poll() (0 until it first does)
   Doorbell finished_bell_;              // --idle block: a completion wakes the dispatcher
   std::vector<TcpConnection> connections_;
   std::vector<uint32_t> free_slots_;

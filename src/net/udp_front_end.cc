@@ -8,6 +8,7 @@
 
 #include "core/tsc.h"
 #include "net/memcached_frame.h"
+#include "net/plain_syscalls.h"
 #include "net/udp_reply_datagrams.h"
 #include "quanta/wire.h"
 
@@ -141,7 +142,7 @@ bool UdpFrontEnd::send_reply(const sockaddr_storage& to, socklen_t to_len, uint1
   for (uint32_t piece = 0; piece < count; ++piece) {
     m.msg_iovlen = reply_datagram_parts(memcached_framing_, frame_id, piece, count, head, head_len, body, body_len,
                                         frame_header, parts);
-    if (sendmsg(fd_, &m, MSG_DONTWAIT | MSG_NOSIGNAL) < 0) {
+    if (plain::sendmsg(fd_, &m, MSG_DONTWAIT | MSG_NOSIGNAL) < 0) {
       counters_.add(NetCounter::kUdpSendErrors);
       return false;
     }

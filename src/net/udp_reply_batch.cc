@@ -1,5 +1,7 @@
 #include "net/udp_reply_batch.h"
 
+#include "net/plain_syscalls.h"
+
 namespace quanta {
 
 void UdpReplyBatch::add(Request& request, const sockaddr_storage& to, socklen_t to_len, uint16_t frame_id,
@@ -24,7 +26,7 @@ void UdpReplyBatch::add(Request& request, const sockaddr_storage& to, socklen_t 
 std::span<const UdpReplyBatch::SentReply> UdpReplyBatch::send() {
   uint32_t at = 0;
   while (at < datagrams_) {
-    const int sent = sendmmsg(fd_, &messages_[at], datagrams_ - at, MSG_DONTWAIT | MSG_NOSIGNAL);
+    const int sent = plain::sendmmsg(fd_, &messages_[at], datagrams_ - at, MSG_DONTWAIT | MSG_NOSIGNAL);
     if (sent > 0) {
       at += static_cast<uint32_t>(sent);
       continue;

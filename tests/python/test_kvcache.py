@@ -186,7 +186,11 @@ def udp_exchange(sock, request_id, command):
 
 
 def test_udp_speaks_memcached_framing(serve):
-    server = serve_kvcache(serve, "--max-response-bytes", "16384", listen=("udp://127.0.0.1:0",))
+    # Without preemption: datagrams have no connection to keep them in order, so under
+    # processor sharing a `set` whose quantum ran out (a busy host takes the CPU) could be
+    # passed by the `get` sent after it, and the noreply check below would miss its value.
+    server = serve_kvcache(serve, "--max-response-bytes", "16384", "--preempt", "none",
+                           listen=("udp://127.0.0.1:0",))
     sock = udp_client(server)
     reply, count = udp_exchange(sock, 7, f"get {key(1)}\r\n".encode())
     assert count == 1

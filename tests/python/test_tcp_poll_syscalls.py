@@ -35,7 +35,10 @@ def test_short_run_counts_both_methods(tmp_path):
         assert net["requests"] == net["replies_ok"] == m["sent"], method
         # Every request was read and answered by a system call of its own at least.
         assert m["syscalls_per_request"] >= 1.0, method
-        assert m["per_request_by_call"]["sendto"] >= 0.99, method
+        # One write per reply: sendmsg straight from the record (the usual case), or send
+        # (sendto) of a backlog the kernel would not take at once.
+        calls = m["per_request_by_call"]
+        assert calls.get("sendmsg", 0) + calls.get("sendto", 0) >= 0.99, method
         assert m["commands"]["serve"][m["commands"]["serve"].index("--tcp-poll") + 1] == method
     # A spinning server polls far more often than requests come; with the ring only the
     # polls after something arrived ask epoll.

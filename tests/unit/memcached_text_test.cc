@@ -329,6 +329,24 @@ TEST(MemcachedWriters, RepliesAppendOrLeaveTheResponseAsItWas) {
   EXPECT_EQ(std::string(buffer, r.len), "18446744073709551615\r\n");
 }
 
+// The value line's numbers are written without snprintf: the widest of each, and zero.
+TEST(MemcachedWriters, ValueLineNumbersAtTheirLimits) {
+  char buffer[128];
+  quanta_response r{0, 0, 0, buffer, sizeof buffer};
+  const mc_key k{"k", 1};
+  const uint64_t cas = UINT64_MAX;
+  ASSERT_EQ(mc_reply_value(&r, &k, UINT32_MAX, "v", 1, &cas), 0);
+  EXPECT_EQ(std::string(buffer, r.len), "VALUE k 4294967295 1 18446744073709551615\r\nv\r\n");
+  r.len = 0;
+  const uint64_t zero = 0;
+  ASSERT_EQ(mc_reply_value(&r, &k, 10, "0123456789", 10, &zero), 0);
+  EXPECT_EQ(std::string(buffer, r.len), "VALUE k 10 10 0\r\n0123456789\r\n");
+  r.len = 0;
+  ASSERT_EQ(mc_reply_number(&r, 0), 0);
+  ASSERT_EQ(mc_reply_number(&r, 1000), 0);
+  EXPECT_EQ(std::string(buffer, r.len), "0\r\n1000\r\n");
+}
+
 TEST(MemcachedWriters, BuiltRequestsFrameAsThemselves) {
   char out[128];
   uint32_t n = mc_build_get(out, sizeof out, "key:1", 5);

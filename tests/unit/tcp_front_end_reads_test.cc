@@ -5,7 +5,8 @@
 // from this thread as the dispatcher would drive it, with a real client socket on
 // loopback; `tcp.reads` counts the recv calls. And while such buffered requests keep
 // coming, the front end asks epoll at most every 8th poll, yet a request on another
-// connection is still taken within 8 polls. Counts and ordering only.
+// connection is still taken within 8 polls. A reply finished on the polling thread is
+// written at once, one from another thread at the next poll. Counts and ordering only.
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
@@ -16,6 +17,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <thread>
 #include <vector>
 
 #include "net/listen_address.h"
@@ -157,6 +159,28 @@ TEST_F(TcpReads, BufferedRequestsAreFramedBeforeTheSocketIsReadAgain) {
   for (uint64_t id = 1; id <= 4; ++id) EXPECT_EQ(read_reply_id(), id) << "replies in the order of the requests";
   EXPECT_EQ(counters_.get(NetCounter::kTcpRequests), 4u);
   EXPECT_EQ(counters_.get(NetCounter::kTcpRepliesOk), 4u);
+}
+
+// A request finished on the thread that polls (the one-thread server) has its reply
+// written by complete() itself; one finished on another thread (a worker) waits in the
+// queue, and its reply goes out at the next poll.
+TEST_F(TcpReads, RepliesFromThePollingThreadGoOutAtOnceOthersAtTheNextPoll) {
+  send_requests({1, 2});
+  Request* first = take_one();
+  ASSERT_NE(first, nullptr);
+  finish(first);
+  EXPECT_EQ(read_reply_id(), 1u) << "written by complete(), with no poll in between";
+
+  Request* second = take_one();
+  ASSERT_NE(second, nullptr);
+  std::thread worker([&] { finish(second); });
+  worker.join();
+  unsigned char byte = 0;
+  EXPECT_EQ(::recv(client_, &byte, 1, MSG_DONTWAIT), -1) << "nothing is written before the dispatcher polls";
+  EXPECT_EQ(errno, EAGAIN);
+  idle_polls();
+  EXPECT_EQ(read_reply_id(), 2u);
+  EXPECT_EQ(counters_.get(NetCounter::kTcpRepliesOk), 2u);
 }
 
 TEST_F(TcpReads, QueuedRequestsSkipEpollButAnotherConnectionWaitsAtMostEightPolls) {

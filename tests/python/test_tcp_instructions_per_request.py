@@ -1,0 +1,45 @@
+"""experiments/tcp_instructions_per_request.py counts the one-thread TCP server's user-space
+instructions per request under callgrind. Its argument errors, and one short run: counts and
+names only (how many instructions a request takes is the script's to report)."""
+import json
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from conftest import BUILD_DIR, ROOT
+
+SCRIPT = ROOT / "experiments" / "tcp_instructions_per_request.py"
+
+
+@pytest.mark.parametrize("args, named", [
+    (["--rate-rps", "0"], "--rate-rps"),
+    (["--duration-s", "-1"], "--duration-s"),
+    (["--repeat", "0"], "--repeat"),
+    (["--idle-spin-us", "-5"], "--idle-spin-us"),
+    (["--build", "/nonexistent-build-dir"], "--build"),
+])
+def test_bad_arguments_exit_2_naming_the_option(args, named):
+    proc = subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2, proc.stderr
+    assert named in proc.stderr
+
+
+def test_short_run_counts_the_request_path(tmp_path):
+    if shutil.which("valgrind") is None or shutil.which("callgrind_annotate") is None:
+        pytest.skip("valgrind is not installed")
+    out = tmp_path / "ipr.json"
+    proc = subprocess.run([sys.executable, str(SCRIPT), "--build", str(BUILD_DIR), "--rate-rps", "300",
+                           "--duration-s", "1", "--top", "5", "--out", str(out)],
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(out.read_text())
+    (run,) = result["runs"]
+    assert run["requests"] > 0
+    assert run["instructions_per_request"] > 0
+    functions = " ".join(run["functions_per_request"])
+    # The handler runs on a task's own stack: counted all the same, as are the app's framer
+    # and the runtime's quantum around it.
+    for name in ("kvcache_handle", "mc_frame_request", "run_own_quantum"):
+        assert name in functions, name
