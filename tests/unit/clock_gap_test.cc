@@ -3,6 +3,7 @@
 // checked (its clock reads are real).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -98,6 +99,26 @@ TEST(ClockGap, CycleCapLimitsTheGapFarFromTheDeadline) {
   // 1000 cycles at most: 1000 * 100 / 1000 + 1 = 101 units.
   Site s = measuring(10'000, 100);
   EXPECT_EQ(plan_clock_gap(s.w, at(11'000, 1'000'000, 100, 6400, 0, 1000)), 101u);
+}
+
+// The caps in units are found without dividing (target * units against (capped - 1) *
+// took): at the edge, one cycle either way, the gap must be the division's.
+TEST(ClockGap, CapsInUnitsBindExactlyWhereTheDivisionReachesThem) {
+  // 100 units in 1000 cycles, capped at 4x = 400: 400 = target * 100 / 1000 + 1 from
+  // target = 3990 on; 3989 cycles left give 399.
+  for (uint64_t left : {3989u, 3990u, 3999u, 4000u}) {
+    Site s = measuring(10'000, 100);
+    const uint64_t want = std::min<uint64_t>(left * 100 / 1000 + 1, 400);
+    EXPECT_EQ(plan_clock_gap(s.w, at(11'000, 11'000 + left)), want) << left;
+  }
+  // max_gap 250 under the 4x cap: reached from 2490 cycles left.
+  for (uint64_t left : {2489u, 2490u}) {
+    Site s = measuring(10'000, 100);
+    EXPECT_EQ(plan_clock_gap(s.w, at(11'000, 11'000 + left, 100, 250)), left == 2489 ? 249u : 250u);
+  }
+  // A max_gap of 1 (the smallest) is the gap whatever the speed.
+  Site one = measuring(10'000, 100);
+  EXPECT_EQ(plan_clock_gap(one.w, at(11'000, 1'000'000, 1, 1)), 1u);
 }
 
 TEST(ClockGap, PlansWithTheGapBeforeWhenItWasClearlySlower) {
