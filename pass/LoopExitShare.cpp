@@ -198,7 +198,7 @@ bool LoopPlanner::adaptiveExitLatch(Loop* L, LoopPlan& p, BasicBlock* latch) {
   // the IV's next value (narrow) or from the IV before the step (offset -step folded).
   ScanChain* chain = chainOf(L);
   if (chain && !(chain->beforeStep ? foldOff && offC == -p.step : !shifted)) chain = nullptr;
-  Value* site = chain ? chain->site : AP_ ? AP_->newSite(F_, p.stride) : nullptr;
+  Value* site = chain ? chain->site : AP_ ? AP_->newSite(F_) : nullptr;
   AllocaInst* slot = chain                    ? chain->slot
                      : freshStride || charge ? nullptr
                                               : leftSlot(int64_t(p.stride) * p.step + offC);

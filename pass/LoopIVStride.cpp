@@ -114,7 +114,7 @@ void LoopPlanner::ivLatch(Loop* L, LoopPlan& p, BasicBlock* latch) {
   // one slot (ScanChain::beforeStep).
   ScanChain* chain = chainOf(L);
   Value* tested = chain && chain->beforeStep ? static_cast<Value*>(p.iv) : p.ivNext;
-  Value* site = chain ? chain->site : AP_ ? AP_->newSite(F_, p.stride) : nullptr;
+  Value* site = chain ? chain->site : AP_ ? AP_->newSite(F_) : nullptr;
   AllocaInst* slot = chain ? chain->slot : charge ? nullptr : leftSlot(int64_t(p.stride) * p.step);
   IRBuilder<> PB(pre->getTerminator());
   Constant* step = ConstantInt::get(ty, p.step, /*isSigned=*/true);

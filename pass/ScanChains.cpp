@@ -103,7 +103,7 @@ ScanChain* LoopPlanner::chainOf(Loop* L) {
     if (!c.slot) {
       // Either loop's first probe comes `stride` iterations after the function starts.
       c.slot = leftSlot(int64_t(c.beforeStep ? c.stride - 1 : c.stride) * c.step);
-      c.site = AP_->newSite(F_, c.stride);
+      c.site = AP_->newSite(F_);
     }
     return &c;
   }

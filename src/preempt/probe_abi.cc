@@ -191,6 +191,8 @@ void quanta_preempt_enable(void) {
 uint64_t quanta_clock_gap(uint64_t* site, uint64_t static_gap, uint64_t max_gap, uint64_t overshoot,
                           uint64_t max_cycles) {
   using namespace quanta;
+  // A fresh site (START = 0): the pass stored nothing else at function entry.
+  if (site[QUANTA_GAP_START] == 0) site[QUANTA_GAP_LEAD] = site[QUANTA_GAP_AIM] = 0;
   const uint64_t lead = site[QUANTA_GAP_LEAD];
   const uint64_t now = serial_gap_site(lead) ? read_tsc_drained() : quanta_read_tsc();
   const uint64_t deadline = quanta_this_thread_deadline_tsc();

@@ -214,6 +214,24 @@ TEST(ClockGap, OutsideATaskNeverYieldsAndGrowsToTheCaps) {
   EXPECT_EQ(s.w[QUANTA_GAP_AIM], 0u);  // no yield, nothing learnt
 }
 
+// The pass stores only START = 0 at function entry: whatever the frame held in the other
+// words (here a lead that would make the site serial, an aim, a speed) must not count.
+TEST(ClockGap, AFreshSiteIgnoresWhatItsOtherWordsHeld) {
+  uint64_t w[QUANTA_GAP_WORDS];
+  for (uint64_t& x : w) x = 50'000;
+  w[QUANTA_GAP_START] = 0;
+  EXPECT_EQ(quanta_clock_gap(w, 10, 25, 0, kCap), 10u);  // the static gap: speed unknown
+  EXPECT_NE(w[QUANTA_GAP_START], 0u);
+  EXPECT_EQ(w[QUANTA_GAP_LENGTH], 10u);
+  EXPECT_EQ(w[QUANTA_GAP_PREV_UNITS], 0u);
+  EXPECT_EQ(w[QUANTA_GAP_LEAD], 0u);
+  EXPECT_EQ(w[QUANTA_GAP_AIM], 0u);
+  // A site that is not fresh keeps its words: the next call measures the gap just ended.
+  w[QUANTA_GAP_AIM] = 77;
+  EXPECT_GE(quanta_clock_gap(w, 10, 25, 0, kCap), 1u);
+  EXPECT_EQ(w[QUANTA_GAP_AIM], 77u);
+}
+
 struct GapTask {
   Site site{10};
   std::vector<uint64_t> gaps;
