@@ -21,22 +21,9 @@ namespace quanta {
 // Cheapest first, while they add at most the mandatory cost: an iteration that skips them
 // all is over-charged at most twice, and a rare expensive branch the estimates cannot tell
 // from a common one (50/50 without a profile) still charges itself.
-//
-// A loop that is not lopsided (what every iteration runs costs at least half the longest
-// iteration) charges its whole longest iteration at the latch instead, and its optional
-// blocks nothing: one subtract an iteration instead of one per optional block run (lz4's
-// match-chain loops ran up to ten), an iteration over-charged at most twice. That only
-// brings the first gap's probe earlier; an adaptive gap is planned in time, from the units
-// the last gap counted and the cycles it took, and counts the same either way.
 void LoopPlanner::chargeLikelyAtLatch(Loop* L, LoopPlan& p) {
   BasicBlock* latch = L->getLoopLatch();
   if (!AP_ || !latch) return;
-  if (2 * p.mandatoryCost >= p.iterCost) {
-    for (BasicBlock* BB : L->blocks())
-      if (LI_.getLoopFor(BB) == L && !DT_.dominates(BB, latch)) p.chargedAtLatch.insert(BB);
-    p.mandatoryCost = std::max(p.mandatoryCost, p.iterCost);
-    return;
-  }
   if (!bfi_) {
     bpi_ = std::make_unique<BranchProbabilityInfo>(F_, LI_);
     bfi_ = std::make_unique<BlockFrequencyInfo>(F_, *bpi_, LI_);
