@@ -14,19 +14,17 @@ static Value* word(IRBuilder<>& B, Value* site, unsigned i) {
 
 static Type* siteType(LLVMContext& C) { return ArrayType::get(Type::getInt64Ty(C), QUANTA_GAP_WORDS); }
 
-// The words quanta_clock_gap() reads before it first writes them. (PREV_CYCLES is read
-// only once PREV_UNITS is not 0.) The site's state starts afresh at each function entry.
-Value* AdaptiveProbe::newSite(Function& F, uint64_t initialGap) {
+// START = 0 marks a fresh site: quanta_clock_gap() takes its other words as 0 (speed
+// unknown, nothing learnt) and writes them itself, so that an entry pays one store per site
+// (functions called often with short loops, like zlib's longest_match, pay it every call).
+// The site's state starts afresh at each function entry.
+Value* AdaptiveProbe::newSite(Function& F) {
   BasicBlock& entry = F.getEntryBlock();
   IRBuilder<> B(&entry, entry.getFirstInsertionPt());
   AllocaInst* site = B.CreateAlloca(siteType(F.getContext()), nullptr, "quanta.gap");
   // Right after the alloca, before anything that could reach a probe.
   B.SetInsertPoint(site->getNextNode());
   B.CreateStore(B.getInt64(0), word(B, site, QUANTA_GAP_START));
-  B.CreateStore(B.getInt64(initialGap), word(B, site, QUANTA_GAP_LENGTH));
-  B.CreateStore(B.getInt64(0), word(B, site, QUANTA_GAP_PREV_UNITS));
-  B.CreateStore(B.getInt64(0), word(B, site, QUANTA_GAP_LEAD));
-  B.CreateStore(B.getInt64(0), word(B, site, QUANTA_GAP_AIM));
   return site;
 }
 

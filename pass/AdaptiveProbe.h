@@ -21,9 +21,9 @@ class AdaptiveProbe {
  public:
   AdaptiveProbe(llvm::Module& M, const Config& cfg, ProbeEmitter& PE) : M_(M), cfg_(cfg), PE_(PE) {}
 
-  // A site's state, allocated in F's entry block, where it gets a first gap of
-  // `initialGap` units and "rate unknown".
-  llvm::Value* newSite(llvm::Function& F, uint64_t initialGap);
+  // A site's state, allocated in F's entry block, where it is marked fresh ("rate
+  // unknown"; its first gap is the static gap its loop counts).
+  llvm::Value* newSite(llvm::Function& F);
   // At a probe: the call that checks the deadline (yields if it passed) and returns the
   // next gap, in [1, maxGap]; `overshoot` is how far past its gap the caller went (budget
   // below zero).

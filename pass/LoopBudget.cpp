@@ -114,7 +114,7 @@ AllocaInst* LoopPlanner::budget() {
   IRBuilder<> B(&entry, entry.getFirstInsertionPt());
   budget_ = B.CreateAlloca(B.getInt64Ty(), nullptr, "quanta.budget");
   B.CreateStore(B.getInt64(bound_), budget_);
-  if (AP_) budgetSite_ = AP_->newSite(F_, bound_);  // the first gap is the initial budget
+  if (AP_) budgetSite_ = AP_->newSite(F_);  // the first gap is the initial budget
   return budget_;
 }
 

@@ -194,7 +194,7 @@ bool LoopPlanner::adaptiveExitLatch(Loop* L, LoopPlan& p, BasicBlock* latch) {
   // one instruction each instead of two (word_count: each word enters and leaves).
   const bool foldOff = constOff && !saturate && !freshStride && !charge;
   const int64_t offC = foldOff ? constOff->getAPInt().getSExtValue() : 0;
-  Value* site = AP_ ? AP_->newSite(F_, p.stride) : nullptr;
+  Value* site = AP_ ? AP_->newSite(F_) : nullptr;
   AllocaInst* slot = freshStride || charge ? nullptr : leftSlot(int64_t(p.stride) * p.step + offC);
   const bool ahead = !freshStride;  // the next probe's IV value is tracked (probe.at, limit)
   Constant* step = ConstantInt::get(ty, t.step, /*isSigned=*/true);

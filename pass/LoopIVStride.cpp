@@ -111,7 +111,7 @@ void LoopPlanner::ivLatch(Loop* L, LoopPlan& p, BasicBlock* latch) {
   const bool charge = chargesParent(L);
   // A loop probes when its stepped IV reaches probe.at.
   Value* tested = p.ivNext;
-  Value* site = AP_ ? AP_->newSite(F_, p.stride) : nullptr;
+  Value* site = AP_ ? AP_->newSite(F_) : nullptr;
   AllocaInst* slot = charge ? nullptr : leftSlot(int64_t(p.stride) * p.step);
   IRBuilder<> PB(pre->getTerminator());
   Constant* step = ConstantInt::get(ty, p.step, /*isSigned=*/true);

@@ -9,8 +9,9 @@
  * each.
  *
  * A site's state is QUANTA_GAP_WORDS 64-bit words in the probing function's frame. The pass
- * sets START, PREV_UNITS, LEAD and AIM to 0 and LENGTH to the first gap at function entry;
- * from then on only quanta_clock_gap() writes them.
+ * sets START to 0 at function entry, which marks the site fresh: quanta_clock_gap() then
+ * takes the other words as 0 (speed unknown, no lead, no aim) and writes them itself. From
+ * then on only quanta_clock_gap() writes them (START is never 0 again: it holds a clock).
  */
 #ifndef QUANTA_CLOCK_GAP_H
 #define QUANTA_CLOCK_GAP_H
@@ -22,7 +23,7 @@ extern "C" {
 #endif
 
 enum quanta_gap_word {
-  QUANTA_GAP_START = 0,       /* the clock when the current gap started; 0: unknown */
+  QUANTA_GAP_START = 0,       /* the clock when the current gap started; 0: a fresh site */
   QUANTA_GAP_LENGTH = 1,      /* the current gap, in the loop's units */
   QUANTA_GAP_PREV_CYCLES = 2, /* cycles the gap before the last one took ... */
   QUANTA_GAP_PREV_UNITS = 3,  /* ... and its units (0: none measured) */

@@ -2,10 +2,12 @@
 ; when the gap runs out calls the runtime's quanta_clock_gap(site, static gap, max gap,
 ; overshoot, -quanta-probe-max-cycles) (include/quanta/clock_gap.h), which reads the clock,
 ; yields past the deadline and returns the next gap; its rules are unit-tested by value
-; (tests/unit/clock_gap_test.cc). The site is six words in the frame, set at entry: START,
-; PREV_UNITS, LEAD and AIM 0 (speed unknown, nothing learnt), LENGTH the static gap (here 128
-; iterations, a body of cost 4 under B = 600). The module reads no clock and defines no
-; helper of its own. The call is declared cold, so codegen keeps it off the loop's path.
+; (tests/unit/clock_gap_test.cc). The site is six words in the frame; at entry only START
+; is stored, 0: a fresh site, whose other words the runtime takes as 0 and writes itself
+; (one store per site and entry, not five: zlib's longest_match sets up two sites on each of
+; its 112K calls). The static gap (here 128 iterations, a body of cost 4 under B = 600) is
+; the call's argument. The module reads no clock and defines no helper of its own. The call
+; is declared cold, so codegen keeps it off the loop's path.
 ; RUN: %opt -passes=quanta-clock -quanta-bound=600 -quanta-probe-max-cycles=4096 -mtriple=x86_64-unknown-linux-gnu -S %s | FileCheck %s
 ; Elsewhere the site's own address is passed (no asm: clock-loop-exit-shifted.ll has why).
 ; RUN: %opt -passes=quanta-clock -quanta-bound=600 -quanta-probe-max-cycles=4096 -mtriple=aarch64-unknown-linux-gnu -S %s | FileCheck %s --check-prefix=OTHER
@@ -16,14 +18,7 @@
 ; CHECK: %quanta.gap = alloca [6 x i64]
 ; CHECK-NEXT: [[W0:%.*]] = getelementptr inbounds i64, ptr %quanta.gap, i32 0
 ; CHECK-NEXT: store i64 0, ptr [[W0]]
-; CHECK-NEXT: [[W1:%.*]] = getelementptr inbounds i64, ptr %quanta.gap, i32 1
-; CHECK-NEXT: store i64 128, ptr [[W1]]
-; CHECK-NEXT: [[W3:%.*]] = getelementptr inbounds i64, ptr %quanta.gap, i32 3
-; CHECK-NEXT: store i64 0, ptr [[W3]]
-; CHECK-NEXT: [[W4:%.*]] = getelementptr inbounds i64, ptr %quanta.gap, i32 4
-; CHECK-NEXT: store i64 0, ptr [[W4]]
-; CHECK-NEXT: [[W5:%.*]] = getelementptr inbounds i64, ptr %quanta.gap, i32 5
-; CHECK-NEXT: store i64 0, ptr [[W5]]
+; CHECK-NOT: %quanta.gap
 ; CHECK: loop:
 ; CHECK-NOT: call
 ; CHECK: %quanta.fire = icmp eq i64 %off.next, %quanta.probe.at

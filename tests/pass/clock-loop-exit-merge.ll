@@ -13,7 +13,7 @@
 ; RUN: %opt -passes=quanta-clock -quanta-bound=600 -quanta-merge-exit=0 -S %s | FileCheck %s --check-prefix=APART
 
 ; CHECK-LABEL: define i64 @sum(
-; CHECK: store i64 128, ptr
+; CHECK: %quanta.gap = alloca [6 x i64]
 ; CHECK: loop.quanta.ph:
 ; CHECK: %quanta.probe.first = add i64 0, 128
 ; CHECK: [[FIRST:%.*]] = select i1 %{{.*}}, i64 %n, i64 %quanta.probe.first

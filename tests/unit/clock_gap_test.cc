@@ -3,6 +3,7 @@
 // checked (its clock reads are real).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -100,6 +101,26 @@ TEST(ClockGap, CycleCapLimitsTheGapFarFromTheDeadline) {
   EXPECT_EQ(plan_clock_gap(s.w, at(11'000, 1'000'000, 100, 6400, 0, 1000)), 101u);
 }
 
+// The caps in units are found without dividing (target * units against (capped - 1) *
+// took): at the edge, one cycle either way, the gap must be the division's.
+TEST(ClockGap, CapsInUnitsBindExactlyWhereTheDivisionReachesThem) {
+  // 100 units in 1000 cycles, capped at 4x = 400: 400 = target * 100 / 1000 + 1 from
+  // target = 3990 on; 3989 cycles left give 399.
+  for (uint64_t left : {3989u, 3990u, 3999u, 4000u}) {
+    Site s = measuring(10'000, 100);
+    const uint64_t want = std::min<uint64_t>(left * 100 / 1000 + 1, 400);
+    EXPECT_EQ(plan_clock_gap(s.w, at(11'000, 11'000 + left)), want) << left;
+  }
+  // max_gap 250 under the 4x cap: reached from 2490 cycles left.
+  for (uint64_t left : {2489u, 2490u}) {
+    Site s = measuring(10'000, 100);
+    EXPECT_EQ(plan_clock_gap(s.w, at(11'000, 11'000 + left, 100, 250)), left == 2489 ? 249u : 250u);
+  }
+  // A max_gap of 1 (the smallest) is the gap whatever the speed.
+  Site one = measuring(10'000, 100);
+  EXPECT_EQ(plan_clock_gap(one.w, at(11'000, 1'000'000, 1, 1)), 1u);
+}
+
 TEST(ClockGap, PlansWithTheGapBeforeWhenItWasClearlySlower) {
   // The gap before: 100 units in 2000 cycles, more than 1.5x slower than the last one's
   // 100 in 1000. 4000 cycles left: 4000 * 100 / 2000 + 1 = 201 (not 401).
@@ -191,6 +212,24 @@ TEST(ClockGap, OutsideATaskNeverYieldsAndGrowsToTheCaps) {
   // clock says, so the caps decide: 4 x 10, then max_gap 25.
   EXPECT_EQ(quanta_clock_gap(s.w, 10, 25, 0, UINT64_MAX), 25u);
   EXPECT_EQ(s.w[QUANTA_GAP_AIM], 0u);  // no yield, nothing learnt
+}
+
+// The pass stores only START = 0 at function entry: whatever the frame held in the other
+// words (here a lead that would make the site serial, an aim, a speed) must not count.
+TEST(ClockGap, AFreshSiteIgnoresWhatItsOtherWordsHeld) {
+  uint64_t w[QUANTA_GAP_WORDS];
+  for (uint64_t& x : w) x = 50'000;
+  w[QUANTA_GAP_START] = 0;
+  EXPECT_EQ(quanta_clock_gap(w, 10, 25, 0, kCap), 10u);  // the static gap: speed unknown
+  EXPECT_NE(w[QUANTA_GAP_START], 0u);
+  EXPECT_EQ(w[QUANTA_GAP_LENGTH], 10u);
+  EXPECT_EQ(w[QUANTA_GAP_PREV_UNITS], 0u);
+  EXPECT_EQ(w[QUANTA_GAP_LEAD], 0u);
+  EXPECT_EQ(w[QUANTA_GAP_AIM], 0u);
+  // A site that is not fresh keeps its words: the next call measures the gap just ended.
+  w[QUANTA_GAP_AIM] = 77;
+  EXPECT_GE(quanta_clock_gap(w, 10, 25, 0, kCap), 1u);
+  EXPECT_EQ(w[QUANTA_GAP_AIM], 77u);
 }
 
 struct GapTask {
