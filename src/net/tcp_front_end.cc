@@ -418,6 +418,9 @@ void TcpFrontEnd::advance(uint32_t slot) {
       const auto* bytes = reinterpret_cast<const unsigned char*>(p.request->response);
       const uint64_t after = c.next_reply + 1;
       const bool last_due = after == c.next_sequence || !c.window[after % c.window.size()].ready;
+      // Counted before the bytes can leave: a client that has its reply and then asks for
+      // a snapshot must find it counted (sent = answered + dropped at any moment it can see).
+      counters_.add(NetCounter::kTcpRepliesOk);
       if (last_due && c.backlog_bytes() == 0) {
         // The usual case (always, for an in-order protocol): one reply due, nothing waiting
         // before it. Written from the record itself; only what the kernel does not take
@@ -435,7 +438,6 @@ void TcpFrontEnd::advance(uint32_t slot) {
         c.out.insert(c.out.end(), bytes, bytes + p.request->response_len);
       }
       pool_.release(*p.request);
-      counters_.add(NetCounter::kTcpRepliesOk);
     } else {
       c.out.insert(c.out.end(), p.answer, p.answer + p.answer_len);
     }
