@@ -71,6 +71,10 @@ NetCounter refusal_counter(bool udp, RefusalReason why);
 class NetCounters {
  public:
   void add(NetCounter c, uint64_t n = 1) { values_[static_cast<uint32_t>(c)].fetch_add(n, std::memory_order_relaxed); }
+  // Undoes an add() made ahead of the event it counted (a reply counted before its send,
+  // so that a client holding the reply never reads a snapshot without it) when the event
+  // did not happen after all.
+  void take_back(NetCounter c, uint64_t n = 1) { values_[static_cast<uint32_t>(c)].fetch_sub(n, std::memory_order_relaxed); }
   uint64_t get(NetCounter c) const { return values_[static_cast<uint32_t>(c)].load(std::memory_order_relaxed); }
   // {"udp": {"datagrams": N, ...}, "tcp": {...}}
   nlohmann::json to_json() const;

@@ -158,28 +158,39 @@ void UdpFrontEnd::send_finished() {
     const uint32_t count = reply_datagram_count(memcached_framing_, uint64_t{head_len_[i]} + r->response_len);
     if (count == 0 || count > UdpReplyBatch::kDatagrams) {
       // Larger than a whole batch (a response of ~90 KB and more, framed): sent on its own.
-      if (send_reply(client_[i], client_len_[i], frame_id_[i], head, head_len_[i], r->response, r->response_len)) {
-        counters_.add(NetCounter::kUdpRepliesOk);
-      }
+      send_counted_reply(client_[i], client_len_[i], frame_id_[i], head, head_len_[i], r->response, r->response_len);
       pool_.release(*r);
       continue;
     }
-    if (count > batch_.room()) settle(batch_.send());
+    if (count > batch_.room()) send_batch();
     batch_.add(*r, client_[i], client_len_[i], frame_id_[i], head, head_len_[i], r->response, r->response_len, count);
   }
-  if (!batch_.empty()) settle(batch_.send());
+  if (!batch_.empty()) send_batch();
 }
 
-void UdpFrontEnd::settle(std::span<const UdpReplyBatch::SentReply> sent) {
-  // Counted once per batch: the counters are atomics that a snapshot may read meanwhile.
-  uint64_t ok = 0;
-  for (const UdpReplyBatch::SentReply& s : sent) {
-    ok += s.ok ? 1 : 0;
+// Replies are counted before their datagrams can leave (a client that holds one may ask
+// for a snapshot at once) and moved to send_errors when the kernel refused them. Counted
+// once per batch: the counters are atomics that a snapshot may read meanwhile.
+void UdpFrontEnd::send_batch() {
+  counters_.add(NetCounter::kUdpRepliesOk, batch_.replies());
+  uint64_t failed = 0;
+  for (const UdpReplyBatch::SentReply& s : batch_.send()) {
+    failed += s.ok ? 0 : 1;
     pool_.release(*s.request);
   }
   counters_.add(NetCounter::kUdpReplyBatches);
-  counters_.add(NetCounter::kUdpRepliesOk, ok);
-  if (ok < sent.size()) counters_.add(NetCounter::kUdpSendErrors, sent.size() - ok);
+  if (failed > 0) {
+    counters_.take_back(NetCounter::kUdpRepliesOk, failed);
+    counters_.add(NetCounter::kUdpSendErrors, failed);
+  }
+}
+
+void UdpFrontEnd::send_counted_reply(const sockaddr_storage& to, socklen_t to_len, uint16_t frame_id,
+                                     const unsigned char* head, uint32_t head_len, const void* body,
+                                     uint32_t body_len) {
+  // Counted first, as in send_batch; send_reply counts a failure in send_errors.
+  counters_.add(NetCounter::kUdpRepliesOk);
+  if (!send_reply(to, to_len, frame_id, head, head_len, body, body_len)) counters_.take_back(NetCounter::kUdpRepliesOk);
 }
 
 void UdpFrontEnd::flush_after_stop() {
@@ -204,9 +215,9 @@ void UdpFrontEnd::complete(Request& request) {
     finished_.try_push(&request);
     finished_bell_.ring();
     return;
-  } else if (send_reply(client_[i], client_len_[i], frame_id_[i], head, head_len, request.response,
-                        request.response_len)) {
-    counters_.add(NetCounter::kUdpRepliesOk);
+  } else {
+    send_counted_reply(client_[i], client_len_[i], frame_id_[i], head, head_len, request.response,
+                       request.response_len);
   }
   pool_.release(request);
 }

@@ -102,8 +102,11 @@ class UdpFrontEnd final : public Source, public Sink {
                   uint32_t head_len, const void* body, uint32_t body_len);
   // Dispatcher replies: sends every finished request queued by the workers, in batches.
   void send_finished();
-  // Counts the batch's replies as sent or refused and releases their records.
-  void settle(std::span<const UdpReplyBatch::SentReply> sent);
+  // A handler's reply, counted in replies_ok before it can leave (send_errors if refused).
+  void send_counted_reply(const sockaddr_storage& to, socklen_t to_len, uint16_t frame_id, const unsigned char* head,
+                          uint32_t head_len, const void* body, uint32_t body_len);
+  // Sends the batch, counts its replies as sent or refused and releases their records.
+  void send_batch();
 
   int fd_ = -1;
   sockaddr_storage bound_{};

@@ -32,6 +32,7 @@ class UdpReplyBatch {
 
   uint32_t room() const { return kDatagrams - datagrams_; }
   bool empty() const { return datagrams_ == 0; }
+  uint32_t replies() const { return replies_; }
 
   // Adds the `count` datagrams (reply_datagram_count, at most room()) of `request`'s reply
   // to `to`. `to`, `head` and `body` must stay put until send().

@@ -1,7 +1,8 @@
 /* A test app for `quanta serve`: class 0 ("echo") answers with its payload and the
  * payload's length as the value; class 1 ("spin_echo") first spins for the cycles in its
  * payload's first 8 bytes, then echoes the same way, so that requests finish out of the
- * order they came in when several workers serve them. Built without probes: it serves
+ * order they came in when several workers serve them; class 2 ("echo_twice") answers with
+ * its payload twice, so a reply can be larger than any request (one the kernel refuses). Built without probes: it serves
  * under every mechanism (preempted only by signal). */
 #include <stdint.h>
 #include <string.h>
@@ -19,6 +20,8 @@ static void echo_handle(const quanta_request* request, quanta_response* response
   }
   response->value = request->payload_len;
   response->status = quanta_response_append(response, request->payload, request->payload_len) == 0 ? 0 : 1;
+  if (request->class_index == 2 && response->status == 0)
+    response->status = quanta_response_append(response, request->payload, request->payload_len) == 0 ? 0 : 1;
 }
 
 static int echo_make_request(const quanta_request_spec* spec, void* buffer, uint32_t capacity, uint32_t* len) {
@@ -33,6 +36,7 @@ static int echo_make_request(const quanta_request_spec* spec, void* buffer, uint
 static const quanta_class kEchoClasses[] = {
     {.name = "echo", .share = 1.0, .service_us = 0},
     {.name = "spin_echo", .share = 1.0, .service_us = 0},
+    {.name = "echo_twice", .share = 0.0, .service_us = 0},
 };
 
 static const quanta_app kEcho = {
@@ -40,7 +44,7 @@ static const quanta_app kEcho = {
     .name = "echo",
     .handle_request = echo_handle,
     .classes = kEchoClasses,
-    .class_count = 2,
+    .class_count = 3,
     .make_request = echo_make_request,
 };
 

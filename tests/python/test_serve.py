@@ -203,7 +203,7 @@ def echo_round_trips(server, count=300):
     report = server.stop()
     assert report["mode"] == "serve"
     assert report["requests"]["completed"] == 2 * len(payloads)
-    assert set(report["classes"]) == {"echo", "spin_echo"}
+    assert set(report["classes"]) == {"echo", "spin_echo", "echo_twice"}
     assert report["classes"]["echo"]["count"] == 2 * len(payloads)
     net = report["network"]
     assert net["udp"]["datagrams"] == net["udp"]["requests"] == net["udp"]["replies_ok"] == len(payloads)
@@ -290,7 +290,7 @@ def test_bad_datagrams_are_answered_or_dropped_and_counted_by_reason(serve, rece
     udp.send(request(7, b"x" * 65))                            # over --max-payload-bytes
     assert parse_reply(udp.recv(100)) == {"kind": BAD_REQUEST, "id": 7, "value": 0, "status": 0,
                                           "response": b"", "response_len": 0}
-    udp.send(request(8, b"abc", class_index=2))                # the app serves classes 0 and 1
+    udp.send(request(8, b"abc", class_index=3))                # the app serves classes 0, 1 and 2
     assert parse_reply(udp.recv(100))["id"] == 8
     udp.send(REQUEST.pack(REQUEST_MAGIC, 0, 10, 9) + b"abc")   # says 10 bytes, carries 3
     assert parse_reply(udp.recv(100))["kind"] == BAD_REQUEST
@@ -494,6 +494,24 @@ def test_graceful_stop_answers_every_acknowledged_request(serve, sig, tcp_poll):
     assert parse_reply(udp.recv(100))["id"] == 99
     assert report["requests"]["completed"] == count + 1
     assert report["network"]["tcp"]["replies_ok"] == count
+
+
+@pytest.mark.parametrize("sender", ["worker", "dispatcher"])
+def test_a_udp_reply_the_kernel_refuses_counts_as_a_send_error_not_a_reply(serve, sender):
+    # echo_twice answers a 40,000-byte payload with 80,000 bytes: over the 65,507 a UDP
+    # datagram can carry, so sendmsg/sendmmsg fails (EMSGSIZE). Replies are counted before
+    # they are sent, so this one must be taken back, and the next one counted.
+    server = serve("--app", echo_app(), "--preempt", "none", "--udp-replies", sender, "--max-payload-bytes", "65536",
+                   "--max-response-bytes", "131072", listen=("udp://127.0.0.1:0",))
+    sock = udp_client(server)
+    sock.send(request(1, b"x" * 40_000, class_index=2))
+    sock.send(request(2, b"small"))
+    reply = parse_reply(sock.recv(65536))
+    assert (reply["id"], reply["kind"], reply["response"]) == (2, OK, b"small")
+    while server.snapshot()["udp"]["send_errors"] == 0:  # the refused reply may be sent after the small one
+        pass
+    net = server.stop()["network"]["udp"]
+    assert (net["requests"], net["replies_ok"], net["send_errors"]) == (2, 1, 1)
 
 
 @pytest.mark.parametrize("dispatch", DISPATCH_POLICIES)
