@@ -105,10 +105,12 @@ void noteCut(OptimizationRemarkEmitter* ORE, Instruction* at, Cut why, uint64_t 
   switch (why) {
     case Cut::Path:
       ++NumCutPath;
-      // A path at or past the bound already came back from a call that may re-enter its
-      // call-graph cycle (Placement.cpp): it probes before its next work.
+      // A path at or past the bound already: it came back from a call that may return with
+      // the bound spent (a call into its call-graph cycle, Placement.cpp), or one instruction
+      // (an external call) costs more than the bound. It probes before its next work.
       if (detail >= bound)
-        os << "probe: a call within the function's call-graph cycle may return with the bound spent";
+        os << "probe: the path is at the bound already (" << detail
+           << "): a call may return with the bound spent, or one instruction costs more than the bound";
       else
         os << "probe: the probe-free path would pass the bound here (" << detail << " before it)";
       break;

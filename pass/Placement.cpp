@@ -11,6 +11,12 @@ using namespace llvm;
 namespace quanta {
 
 namespace {
+bool callsRuntime(const Instruction* I, StringRef name) {
+  auto* CB = dyn_cast_or_null<CallBase>(I);
+  Function* callee = CB ? CB->getCalledFunction() : nullptr;
+  return callee && callee->getName() == name;
+}
+
 // The probe-free distance at a point of the walk: `any` is the longest probe-free path
 // ending there, `fromEntry` the longest of those that start at the function's entry
 // (none once every path from the entry to here has met a probe).
@@ -76,7 +82,14 @@ struct Walk {
   CallSummary summary;
 
   void cut(Instruction* at, Reach& r, Cut why, uint64_t detail) {
+    uint64_t carried = outOfLockBracket(at);
     cuts.push_back({at, why, detail});
+    clockRead(r);
+    add(r, carried);
+  }
+  // A clock read here (a probe, or the runtime's quanta_preempt_enable()): every path
+  // starts afresh.
+  void clockRead(Reach& r) {
     r.any = 0;
     r.sinceCheck = 0;
     r.fromEntry.reset();
@@ -84,8 +97,19 @@ struct Walk {
     r.ticked = false;
   }
   void tick(Instruction* at, Reach& r, Cut why = Cut::PathTick, bool lends = false) {
+    uint64_t carried = outOfLockBracket(at);
     r.ticks.assign(1, {ticks.size(), 0});
     ticks.push_back({at, why, 0, lends});
+    growTicks(r, carried);
+  }
+  // Between quanta_preempt_disable() and the lock call it brackets (LockGuard.cpp) a probe
+  // is muted and could only defer: it goes before the disable instead, at `at`, and the
+  // disable's cost (returned) is on the path after it.
+  uint64_t outOfLockBracket(Instruction*& at) const {
+    Instruction* prev = at->getPrevNode();
+    if (!callsRuntime(prev, "quanta_preempt_disable")) return 0;
+    at = prev;
+    return CM.instCost(*prev);
   }
   // Where a post-call tick may go (`lends`: in a budgeted loop): its stretch must end before
   // any back-edge it reaches, which the walk does not follow. A loop that probes on every
@@ -143,6 +167,13 @@ struct Walk {
     growTicks(r, c);
   }
   void step(Instruction& I, Reach& r) {
+    // The end of a lock's bracket reads the clock itself (and yields if the quantum ended
+    // inside it): a probe for every path through it.
+    if (callsRuntime(&I, "quanta_preempt_enable")) {
+      add(r, CM.instCost(I));
+      clockRead(r);
+      return;
+    }
     auto* CB = dyn_cast<CallBase>(&I);
     std::optional<CallSummary> s = CB ? CM.callSummary(*CB) : std::nullopt;
     if (!s) {

@@ -173,8 +173,10 @@ void quanta_preempt_disable(void) {
 
 void quanta_preempt_enable(void) {
   quanta::PreemptState& state = quanta::t_preempt_state;
-  if (state.disable_depth == 0) return;  // unbalanced enable: ignore rather than underflow
-  if (--state.disable_depth > 0) return;
+  if (state.disable_depth > 0 && --state.disable_depth > 0) return;
+  // The end of the outermost region, or an unbalanced enable (the lock was taken in code
+  // the pass did not see: no region to end, and no underflow). Either way the pass counts
+  // this call as a clock read (Placement.cpp), so it checks as a probe would.
   if (!state.in_task) return;
   // Probes were muted inside the region, so a quantum that ended there left no trace but
   // the clock (or the flag): check both, as a probe would have.

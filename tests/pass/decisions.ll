@@ -8,7 +8,7 @@
 ; RUN: %opt -passes=quanta-clock -quanta-cycle-ticks=0 -pass-remarks=quanta -disable-output %s 2>&1 | FileCheck %s --check-prefix=NOTICK
 ; RUN: %opt -passes=quanta-clock -quanta-cycle-ticks=0 -stats -disable-output %s 2>&1 | FileCheck %s --check-prefix=NOTICKSTATS
 ; NOTICK: remark: {{.*}}entry probe: rec is on a call-graph cycle
-; NOTICK: remark: {{.*}}probe: a call within the function's call-graph cycle may return with the bound spent
+; NOTICK: remark: {{.*}}probe: the path is at the bound already ({{[0-9]+}}): a call may return with the bound spent
 ; NOTICKSTATS: 1 quanta - Entry probes of functions on a call-graph cycle (recursion)
 ; Nothing is said unless asked for.
 ; RUN: %opt -passes=quanta-clock -disable-output %s 2>&1 | count 0
@@ -27,7 +27,7 @@
 ; with its tick.
 ; FLAG: remark: {{.*}}loop sum.loop: IVStride iter-cost=6 bound=1000 stride=128: counts iterations on its induction variable
 ; FLAG: remark: {{.*}}entry probe: rec is on a call-graph cycle
-; FLAG-NEXT: remark: {{.*}}probe: a call within the function's call-graph cycle may return with the bound spent
+; FLAG-NEXT: remark: {{.*}}probe: the path is at the bound already ({{[0-9]+}}): a call may return with the bound spent
 ; FLAG-NEXT: remark: {{.*}}probe before the call: the callee runs 901 before its first probe (long)
 ; FLAG-NEXT: remark: {{.*}}bracketed 2 lock calls
 ; FLAG-NEXT: remark: {{.*}}loop fixed.loop:

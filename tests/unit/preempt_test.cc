@@ -123,6 +123,35 @@ TEST(Preempt, DisabledRegionIsNeverPreemptedAndDefersToTheEnable) {
   quanta_fn_destroy(f);
 }
 
+// An enable with no disable before it (the lock was taken in code the pass did not see)
+// is still a point where the pass counts on a clock read: past the deadline it yields,
+// and the count of disables stays balanced.
+void unbalanced_enable_body(void* raw) {
+  auto& steps = *static_cast<int*>(raw);
+  ++steps;
+  quanta_preempt_enable();
+  ++steps;
+  quanta_preempt_disable();
+  quanta_probe();  // muted: a disable after the stray enable still counts from zero
+  ++steps;
+  quanta_preempt_enable();
+  ++steps;
+}
+
+TEST(Preempt, AnUnbalancedEnableYieldsPastTheDeadlineAsAProbeWould) {
+  int steps = 0;
+  quanta_fn* f = quanta_fn_launch(&unbalanced_enable_body, &steps, 1, 0);
+  EXPECT_EQ(steps, 1);  // stopped at the stray enable
+  EXPECT_EQ(quanta_fn_yields(f), 1u);
+  quanta_fn_resume(f, 1);
+  EXPECT_EQ(steps, 3);  // the probe inside the region was muted; the enable yielded
+  EXPECT_EQ(quanta_fn_yields(f), 2u);
+  quanta_fn_resume(f, 1);
+  EXPECT_EQ(steps, 4);
+  EXPECT_TRUE(quanta_fn_completed(f));
+  quanta_fn_destroy(f);
+}
+
 TEST(Preempt, TaskCpuCyclesExcludeTimeSpentPreempted) {
   struct Cpu {
     uint64_t first = 0, second = 0;
