@@ -31,6 +31,9 @@ struct CallSummary {
   // tick charged. What the caller runs after the call lies on no path from a clock read,
   // so the caller ticks (or probes) right after the call.
   std::optional<uint64_t> tickedExit;
+  // The callee starts with a tick (it is on a call-graph cycle): its ticks charge its
+  // start, which a loop charging the thread's budget then leaves out (LoopPlanner).
+  bool entryTick = false;
 };
 
 // The set of functions the pass instruments in this module, plus the cost of external calls.

@@ -63,7 +63,12 @@ void describePlan(raw_ostream& os, const LoopPlan& p, uint64_t bound) {
   LoopPlan::Kind strided = p.kind == LoopPlan::Version ? p.slowKind : p.kind;
   if (p.kind == LoopPlan::Static) os << " whole-loop=" << p.staticCost;
   if (strided == LoopPlan::IVStride) os << " stride=" << p.stride;
-  if (strided == LoopPlan::Counter) os << " budget=" << bound << " charge=" << p.mandatoryCost;
+  if (strided == LoopPlan::Counter) {
+    os << " budget=";
+    if (p.threadBudget) os << "thread";
+    else os << bound;
+    os << " charge=" << p.mandatoryCost;
+  }
   if (p.kind == LoopPlan::Poll) os << " poll-at=" << (p.pollAtLatch ? "latch" : "top");
   if (p.why && *p.why) os << ": " << p.why;
 }

@@ -1,7 +1,8 @@
 // Counter loops: the function-wide budget. It starts at the bound; each latch subtracts
 // what every iteration pays, each block only some iterations run subtracts its own cost
 // where it runs, and when the budget goes negative a probe runs and refills it (adaptive:
-// with the next gap the site aims at the deadline).
+// with the next gap the site aims at the deadline). A loop around a call that may return
+// from a tick charges the thread's tick budget instead, the one its ticks charge.
 #include "LoopPlanner.h"
 
 #include "llvm/Analysis/BlockFrequencyInfo.h"
@@ -38,7 +39,7 @@ void LoopPlanner::chargeLikelyAtLatch(Loop* L, LoopPlan& p) {
   for (BasicBlock* BB : L->blocks()) {
     if (LI_.getLoopFor(BB) != L || DT_.dominates(BB, latch)) continue;
     if (2 * bfi_->getBlockFreq(BB).getFrequency() < perLatch) continue;
-    if (uint64_t c = blockCharge(L, BB)) likely.push_back({c, unsigned(likely.size()), BB});
+    if (uint64_t c = blockCharge(L, BB, false)) likely.push_back({c, unsigned(likely.size()), BB});
   }
   llvm::sort(likely, [](const Likely& a, const Likely& b) {
     return a.charge != b.charge ? a.charge < b.charge : a.order < b.order;
@@ -62,22 +63,28 @@ void LoopPlanner::chargeOptionalBlocks(Loop* L) {
   SmallVector<std::pair<BasicBlock*, uint64_t>, 8> optional;
   for (BasicBlock* BB : L->blocks())
     if (LI_.getLoopFor(BB) == L && !DT_.dominates(BB, latch) && !p.chargedAtLatch.contains(BB))
-      if (uint64_t c = blockCharge(L, BB)) optional.push_back({BB, c});
+      if (uint64_t c = blockCharge(L, BB, p.threadBudget)) optional.push_back({BB, c});
   for (auto [BB, c] : optional) {
     Instruction* term = BB->getTerminator();
     if (isa<CatchSwitchInst>(term) || BB->isEHPad()) continue;
     IRBuilder<> B(term);
+    // The thread's budget is charged for the whole block: a probe in it does not restart
+    // that budget, and a tick in it charges only its own stretch.
+    if (p.threadBudget) {
+      chargeBudget(B, L, B.getInt64(c));
+      continue;
+    }
     AllocaInst* bud = budget();
     // A block the straight-line placement probes (after a call into the function's own
-    // call-graph cycle, or on a path over the bound) starts a fresh budget there: charging
-    // it all would make the budget probe a second time on every run of that block.
+    // call-graph cycle with -quanta-cycle-ticks=0, or on a path over the bound) starts a
+    // fresh budget there: charging it all would make the budget probe a second time on
+    // every run of that block.
     uint64_t after = 0;
-    bool probed = false, lent = false;
+    bool probed = false;
     for (Instruction& I : *BB) {
-      if (isProbeMarker(I)) probed = true, after = 0, lent = PE_.lendOf(&I) != 0;
+      if (isProbeMarker(I)) probed = true, after = 0;
       else after += CM_.instCost(I);
     }
-    if (lent) continue;  // lendAfterTicks restarted the budget; the tick charges the rest
     // An adaptive budget (a gap aimed at the deadline, possibly over the bound) keeps
     // what it has left if that is more.
     if (probed && after < bound_) {
@@ -93,19 +100,20 @@ void LoopPlanner::chargeOptionalBlocks(Loop* L) {
   }
 }
 
-// A post-call tick in a loop that keeps the function's budget (Placement.cpp) charges, on
-// top of its walk to the end of the iteration, what it lends: the budget restarts there at
-// that amount, so what the loop runs after the tick before its next probe or tick is
-// charged by the tick (up to one iteration past the loan, as for any budget).
-void LoopPlanner::lendAfterTicks() {
-  SmallVector<std::pair<Instruction*, uint64_t>, 4> lends;
-  for (BasicBlock& BB : F_)
-    for (Instruction& I : BB)
-      if (uint64_t lend = isProbeMarker(I) ? PE_.lendOf(&I) : 0) lends.push_back({&I, lend});
-  for (auto [marker, lend] : lends) {
-    IRBuilder<> B(marker->getNextNode());
-    B.CreateStore(B.getInt64(lend), budget());
+Value* LoopPlanner::threadBudgetAddress(IRBuilder<>& B) {
+  return B.CreateThreadLocalAddress(PE_.tlsGlobal("quanta_tick_budget", B.getInt64Ty(), false));
+}
+
+void LoopPlanner::chargeBudget(IRBuilder<>& B, const Loop* owner, Value* units) {
+  const LoopPlan* op = owner ? planFor(const_cast<Loop*>(owner)) : nullptr;
+  if (op && op->threadBudget) {
+    Value* addr = threadBudgetAddress(B);
+    Value* left = B.CreateAlignedLoad(B.getInt64Ty(), addr, Align(8));
+    B.CreateAlignedStore(B.CreateSub(left, units, "quanta.charge"), addr, Align(8));
+    return;
   }
+  AllocaInst* bud = budget();
+  B.CreateStore(B.CreateSub(B.CreateLoad(B.getInt64Ty(), bud), units), bud);
 }
 
 AllocaInst* LoopPlanner::budget() {
@@ -127,7 +135,6 @@ void LoopPlanner::budgetLatch(Loop* L, LoopPlan& p, BasicBlock* latch, bool sing
   // the back-edge, after the loop's own exit test, when that edge can be split: the
   // exit branch (in a search loop the one that mispredicts) then does not wait behind
   // the budget's.
-  AllocaInst* bud = budget();
   // Where several paths meet at the latch, a block of its own on the back-edge is one
   // more taken jump on each of them: the check goes to the top of the header instead
   // (still after the previous iteration's exit test). A single-path latch keeps it on
@@ -144,6 +151,19 @@ void LoopPlanner::budgetLatch(Loop* L, LoopPlan& p, BasicBlock* latch, bool sing
       B.SetInsertPoint(term);
     }
   }
+  if (p.threadBudget) {
+    // As a tick whose charge ran before it: the iteration is charged after it ran, and a
+    // clock read restarts the budget at the whole bound. The store comes before the slow
+    // path (emitTick: the task may resume on another thread).
+    Value* addr = threadBudgetAddress(B);
+    Value* n = B.CreateSub(B.CreateAlignedLoad(B.getInt64Ty(), addr, Align(8)), B.getInt64(p.mandatoryCost),
+                           "quanta.left");
+    Value* fire = B.CreateICmpSLT(n, B.getInt64(0), "quanta.fire");
+    B.CreateAlignedStore(B.CreateSelect(fire, B.getInt64(bound_), n), addr, Align(8));
+    mark(SplitBlockAndInsertIfThen(fire, term, false, PE_.unlikely()));
+    return;
+  }
+  AllocaInst* bud = budget();
   Value* v = B.CreateLoad(B.getInt64Ty(), bud, "quanta.left");
   Value* n = B.CreateSub(v, B.getInt64(p.mandatoryCost));
   B.CreateStore(n, bud);

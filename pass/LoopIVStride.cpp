@@ -72,13 +72,12 @@ void LoopPlanner::onExitEdges(Loop* L, ArrayRef<BasicBlock*> exiting,
 // The iterations an entry ran, (iv - start) / step, times the loop's iteration cost.
 void LoopPlanner::chargeParentOnExits(Loop* L, ArrayRef<BasicBlock*> exiting, const LoopPlan& p,
                                       function_ref<Value*(BasicBlock*)> ivAt) {
-  AllocaInst* bud = budget();
   onExitEdges(L, exiting, [&](IRBuilder<>& B, BasicBlock* from) {
     Value* iv = ivAt(from);
     Value* d = B.CreateSub(iv, p.ivStart);
     if (p.step != 1) d = B.CreateExactSDiv(d, ConstantInt::get(iv->getType(), p.step, /*isSigned=*/true));
     Value* units = B.CreateMul(B.CreateSExtOrTrunc(d, B.getInt64Ty()), B.getInt64(p.iterCost), "quanta.entry.cost");
-    B.CreateStore(B.CreateSub(B.CreateLoad(B.getInt64Ty(), bud), units), bud);
+    chargeBudget(B, L->getParentLoop(), units);
   });
 }
 

@@ -78,12 +78,29 @@ uint64_t LoopPlanner::computeIterCost(Loop* L) {
   return std::max<uint64_t>(longest, 1);
 }
 
+// Decided once, in plan(), as the placement sees the calls: by apply() the function's own
+// summary is set, and a call to itself would no longer look like one that may return from
+// a tick, nor have the unplaced callee's empty start.
+void LoopPlanner::findTickedCalls() {
+  if (!callTicks_) return;
+  for (BasicBlock& BB : F_)
+    for (Instruction& I : BB) {
+      auto* CB = dyn_cast<CallBase>(&I);
+      if (!CB || isa<InvokeInst>(CB) || !CM_.mayReturnFromTick(*CB, indirectReenters_)) continue;
+      // What the call adds to its caller's path before the callee's first probe: its unit
+      // and the callee's unprobed start, unless the callee's entry tick charges that (an
+      // indirect call: an external call's cost).
+      std::optional<CallSummary> s = CM_.callSummary(*CB);
+      tickedCalls_[CB] = s ? 1 + (s->entryTick ? 0 : s->entry) : CM_.instCost(*CB);
+    }
+}
+
+bool LoopPlanner::isTickedCall(const Instruction& I) const { return tickedCalls_.contains(&I); }
+
 const CallBase* LoopPlanner::lastTickedCall(BasicBlock* BB) const {
   const CallBase* last = nullptr;
-  if (callTicks_)
-    for (Instruction& I : *BB)
-      if (auto* CB = dyn_cast<CallBase>(&I); CB && !isa<InvokeInst>(CB) && CM_.mayReturnFromTick(*CB, indirectReenters_))
-        last = CB;
+  for (Instruction& I : *BB)
+    if (isTickedCall(I)) last = cast<CallBase>(&I);
   return last;
 }
 
@@ -91,11 +108,19 @@ bool LoopPlanner::hasTickedCall(Loop* L) const {
   return llvm::any_of(L->blocks(), [&](BasicBlock* BB) { return lastTickedCall(BB) != nullptr; });
 }
 
-// A block with a post-call tick charges only what runs after the tick: the tick restarts
-// the budget (lendAfterTicks).
-uint64_t LoopPlanner::blockCharge(Loop* L, BasicBlock* BB) const {
+uint64_t LoopPlanner::blockCharge(Loop* L, BasicBlock* BB, bool threadBudget) const {
   uint64_t c = 0;
-  if (const CallBase* last = lastTickedCall(BB)) {
+  if (threadBudget) {
+    // A call that may return from a tick counts what the caller's path runs of it before
+    // the callee's first probe (findTickedCalls). Its other end is charged by the tick it
+    // returns from, or bounded from the clock read before it; the full summary cost (an
+    // unplaced callee's end counts the bound) would make the budget read the clock on
+    // every such call.
+    for (const Instruction& I : *BB) {
+      auto it = tickedCalls_.find(&I);
+      c += it != tickedCalls_.end() ? it->second : CM_.instCost(I);
+    }
+  } else if (const CallBase* last = lastTickedCall(BB)) {
     for (const Instruction* I = last->getNextNode(); I; I = I->getNextNode()) c += CM_.instCost(*I);
   } else {
     c = CM_.blockCost(*BB);
@@ -107,12 +132,12 @@ uint64_t LoopPlanner::blockCharge(Loop* L, BasicBlock* BB) const {
   return c;
 }
 
-uint64_t LoopPlanner::computeMandatoryCost(Loop* L) const {
+uint64_t LoopPlanner::computeMandatoryCost(Loop* L, bool threadBudget) const {
   BasicBlock* latch = L->getLoopLatch();
   if (!latch) return 0;
   uint64_t c = 0;
   for (BasicBlock* BB : L->blocks())
-    if (LI_.getLoopFor(BB) == L && DT_.dominates(BB, latch)) c += blockCharge(L, BB);
+    if (LI_.getLoopFor(BB) == L && DT_.dominates(BB, latch)) c += blockCharge(L, BB, threadBudget);
   return std::max<uint64_t>(c, 1);
 }
 
@@ -145,6 +170,7 @@ void LoopPlanner::plan() {
   // Children before parents: a parent's iteration cost depends on its children's plans.
   for (Loop* top : LI_)
     for (Loop* L : post_order(top)) postorder_.push_back(L);
+  findTickedCalls();
 
   for (Loop* L : postorder_) {
     LoopPlan p;
@@ -161,7 +187,7 @@ void LoopPlanner::plan() {
 
     unsigned maxTrip = SE_.getSmallConstantMaxTripCount(L);
     uint64_t stride = nearPow2(bound_ / C);
-    p.mandatoryCost = L->getLoopLatch() ? computeMandatoryCost(L) : C;
+    p.mandatoryCost = L->getLoopLatch() ? computeMandatoryCost(L, false) : C;
     // A rare expensive branch would shrink a stride for every iteration; the budget
     // charges it only when it runs.
     const bool lopsided = 2 * p.mandatoryCost < C;
@@ -206,12 +232,20 @@ void LoopPlanner::plan() {
       p.pollAtLatch = at == PollAt::Latch || (at == PollAt::Auto && latch && latch->getSinglePredecessor());
     }
     // A post-call tick's stretch must end before the back-edge (Placement.cpp): at a probe
-    // there (Every), or at the budget it restarts (Counter).
-    if (p.kind != LoopPlan::Every && p.kind != LoopPlan::Counter && hasTickedCall(L)) {
+    // there (Every), or where the loop's iterations go on charging the thread's budget
+    // the tick charged (Counter). Charging the function's budget instead, the tick would
+    // have to lend it some: sqlite3's dispatch loop then read the clock about once per
+    // opcode, its small loan spent by the opcodes between two calls
+    // (docs/pass-results.md, "Post-call ticks").
+    if (p.kind != LoopPlan::Every && hasTickedCall(L)) {
+      if (p.kind != LoopPlan::Counter) p.why = "calls that may return from a tick: it charges the thread's tick budget";
       p.kind = LoopPlan::Counter;
-      p.why = "calls that may return from a tick: their ticks restart its budget";
+      p.threadBudget = true;
+      if (L->getLoopLatch()) p.mandatoryCost = computeMandatoryCost(L, true);
     }
-    if (p.kind == LoopPlan::Counter || (p.kind == LoopPlan::Version && p.slowKind == LoopPlan::Counter))
+    // Not over the thread's budget: it is no adaptive gap, and an over-charge there is a
+    // clock read earlier.
+    if ((p.kind == LoopPlan::Counter && !p.threadBudget) || (p.kind == LoopPlan::Version && p.slowKind == LoopPlan::Counter))
       chargeLikelyAtLatch(L, p);
     plans_[L] = p;
   }
@@ -256,7 +290,6 @@ void LoopPlanner::strideLatch(Loop* L, LoopPlan& p, LoopPlan::Kind kind) {
 }
 
 void LoopPlanner::apply(OptimizationRemarkEmitter* ORE) {
-  lendAfterTicks();
   // Version first: cloning must see the loops before their latches are split.
   for (Loop* L : postorder_) {
     LoopPlan& p = plans_[L];

@@ -64,6 +64,10 @@ struct LoopPlan {
   // over-charging the iterations that skip them. An adaptive gap measures its speed in
   // cycles per unit, so a fixed mix of over-charges costs it no precision.
   llvm::SmallPtrSet<llvm::BasicBlock*, 8> chargedAtLatch;
+  // Counter around a call that may return from a tick: the loop charges the thread's tick
+  // budget (quanta_tick_budget), not the function's, and its latch checks it as a tick
+  // does (LoopBudget.cpp, chargeThreadBudget).
+  bool threadBudget = false;
   uint64_t staticCost = 0;  // Static: cost of the whole loop
   uint64_t stride = 1;      // IVStride: iterations per probe (power of two)
   llvm::PHINode* iv = nullptr;
@@ -143,15 +147,23 @@ class LoopPlanner {
  private:
   uint64_t computeIterCost(llvm::Loop* L);
   // Cost charged when `BB` (a block of L itself) runs: its own instructions, plus the whole
-  // run of a Static child loop it is the preheader of.
-  uint64_t blockCharge(llvm::Loop* L, llvm::BasicBlock* BB) const;
-  uint64_t computeMandatoryCost(llvm::Loop* L) const;
-  // With call ticks: whether BB (any block of L's nest) calls what may return from a tick,
-  // and what BB runs after the last such call (where its tick restarts the budget).
+  // run of a Static child loop it is the preheader of. `threadBudget`: all of it, a call
+  // that may return from a tick counting its own unit and the callee's unprobed start
+  // (the thread's budget charges the whole iteration); otherwise only what follows the
+  // block's last such call (ticks after calls, Placement.cpp).
+  uint64_t blockCharge(llvm::Loop* L, llvm::BasicBlock* BB, bool threadBudget) const;
+  uint64_t computeMandatoryCost(llvm::Loop* L, bool threadBudget) const;
+  // With call ticks: whether BB (any block of L's nest) calls what may return from a tick.
   const llvm::CallBase* lastTickedCall(llvm::BasicBlock* BB) const;
+  void findTickedCalls();
+  bool isTickedCall(const llvm::Instruction& I) const;
   bool hasTickedCall(llvm::Loop* L) const;
   void chargeOptionalBlocks(llvm::Loop* L);
-  void lendAfterTicks();
+  // Subtracts `units` from the budget `owner` keeps (the thread's, or the function's).
+  void chargeBudget(llvm::IRBuilder<>& B, const llvm::Loop* owner, llvm::Value* units);
+  // The thread's tick budget: its address, computed where it is used (a call between may
+  // have yielded, and the task resumed on another thread).
+  llvm::Value* threadBudgetAddress(llvm::IRBuilder<>& B);
   void chargeLikelyAtLatch(llvm::Loop* L, LoopPlan& p);
   bool findIV(llvm::Loop* L, LoopPlan& p, uint64_t stride);
   bool canVersion(llvm::Loop* L, LoopPlan& p);
@@ -211,6 +223,9 @@ class LoopPlanner {
   llvm::SmallVector<llvm::AllocaInst*, 4> leftSlots_;
   bool markingPollNest_ = false;  // apply(): the loop being rewritten is in a polled nest
   bool callTicks_ = false, indirectReenters_ = false;
+  // With call ticks: the calls that may return from a tick, and what each charges a loop
+  // that keeps the thread's budget (blockCharge).
+  llvm::DenseMap<const llvm::Instruction*, uint64_t> tickedCalls_;
   LoopStats stats_;
 };
 

@@ -74,10 +74,9 @@ void LoopPlanner::versionLoop(Loop* L, LoopPlan& p) {
       if (isProbeMarker(I)) I.eraseFromParent();
   if (L->getParentLoop()) {
     IRBuilder<> FB(fastPH->getTerminator());
-    AllocaInst* bud = budget();
     Value* trips = FB.CreateAdd(FB.CreateZExtOrTrunc(btc, FB.getInt64Ty()), FB.getInt64(1));
     Value* spent = FB.CreateMul(trips, FB.getInt64(p.iterCost), "quanta.fastcost");
-    FB.CreateStore(FB.CreateSub(FB.CreateLoad(FB.getInt64Ty(), bud), spent), bud);
+    chargeBudget(FB, L->getParentLoop(), spent);
   }
   DT_.recalculate(F_);
 }

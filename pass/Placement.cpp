@@ -24,11 +24,8 @@ bool callsRuntime(const Instruction* I, StringRef name) {
 // charge is the longest it reaches before a probe, another tick, a return or a call back
 // into the cycle). `ticked`: some path here started at a post-call tick, with no clock
 // probe since (`any` counts it from that tick): a return here is a ticked exit.
-// `sinceCheck`: as `any`, but from the header of the top-level loop around it, where a
-// budget check or a probe runs on each back-edge (post-call ticks in loops, below).
 struct Reach {
   uint64_t any = 0;
-  uint64_t sinceCheck = 0;
   std::optional<uint64_t> fromEntry;
   SmallVector<std::pair<unsigned, uint64_t>, 2> ticks;
   bool ticked = false;
@@ -40,7 +37,6 @@ struct Reach {
   }
   void join(const Reach& o) {
     any = std::max(any, o.any);
-    sinceCheck = std::max(sinceCheck, o.sinceCheck);
     ticked |= o.ticked;
     if (o.fromEntry) fromEntry = std::max(fromEntry.value_or(0), *o.fromEntry);
     for (auto [i, len] : o.ticks) {
@@ -60,12 +56,9 @@ struct Walk {
   bool callTicks;  // a tick, not a clock probe, after a call that may return from a tick
   // Ticks only: where a path from one would pass this, outside loops, a tick of its own.
   uint64_t tickTarget = 0;
-  // What a post-call tick in a budgeted loop lends that loop (LoopPlanner::lendAfterTicks).
-  uint64_t lend = 0;
-  // The longest path from a top-level loop's header to a lending tick: after the back-edge's
-  // check, what runs before the next post-call tick is still the last one's stretch.
-  uint64_t wrap = 0;
   bool inLoop = false;
+  // The innermost loop of the block being walked, if it charges the thread's budget.
+  const Loop* budgetLoop = nullptr;
   struct Placed {
     Instruction* at;
     Cut why;
@@ -76,7 +69,11 @@ struct Walk {
     Instruction* at;
     Cut why;
     uint64_t charge;
-    bool lends;  // restarts the loop budget at `lend`, and charges it
+    // The innermost loop around the tick, if it charges the thread's budget: that loop's
+    // own blocks charge the budget for what they run (optional blocks where they end,
+    // the others at the latch), so the tick's charge leaves out its reach within them as
+    // long as the iteration goes on to the back-edge (`counts`, `endTicks`).
+    const Loop* home;
   };
   SmallVector<Tick, 4> ticks;
   CallSummary summary;
@@ -87,19 +84,20 @@ struct Walk {
     clockRead(r);
     add(r, carried);
   }
-  // A clock read here (a probe, or the runtime's quanta_preempt_enable()): every path
-  // starts afresh.
+  // A clock read here (a probe, or the runtime's quanta_preempt_enable()): the ticks that
+  // reach it end there, and every path starts afresh.
   void clockRead(Reach& r) {
+    endTicks(r);
     r.any = 0;
-    r.sinceCheck = 0;
     r.fromEntry.reset();
     r.ticks.clear();
     r.ticked = false;
   }
-  void tick(Instruction* at, Reach& r, Cut why = Cut::PathTick, bool lends = false) {
+  void tick(Instruction* at, Reach& r, Cut why = Cut::PathTick) {
     uint64_t carried = outOfLockBracket(at);
+    endTicks(r);
     r.ticks.assign(1, {ticks.size(), 0});
-    ticks.push_back({at, why, 0, lends});
+    ticks.push_back({at, why, 0, budgetLoop});
     growTicks(r, carried);
   }
   // Between quanta_preempt_disable() and the lock call it brackets (LockGuard.cpp) a probe
@@ -111,18 +109,27 @@ struct Walk {
     at = prev;
     return CM.instCost(*prev);
   }
-  // Where a post-call tick may go (`lends`: in a budgeted loop): its stretch must end before
-  // any back-edge it reaches, which the walk does not follow. A loop that probes on every
-  // back-edge ends it there; one that keeps the function's budget has the tick restart the
-  // budget at what the tick charges beyond its walk (`lend`). A loop that counts its
-  // iterations could run B past the tick with neither; the planner gives every loop around
-  // such a call one of the two plans, so that only an invoke's return reads the clock.
-  bool tickAllowed(const BasicBlock* BB, bool& lends) const {
-    lends = false;
+  // Whether the walk's current point adds to tick i's charge: not in a block of the
+  // tick's own loop, which charges itself. Where the path leaves that loop, or meets a
+  // probe or another tick in it (the iteration may then leave it before its latch
+  // charges the blocks every iteration runs), the whole reach counts (`endTicks`).
+  bool counts(unsigned i) const { return !ticks[i].home || ticks[i].home != budgetLoop; }
+  void charge(unsigned i, uint64_t len) {
+    if (counts(i)) ticks[i].charge = std::max(ticks[i].charge, len);
+  }
+  void endTicks(const Reach& r, uint64_t extra = 0) {
+    for (auto [i, len] : r.ticks) ticks[i].charge = std::max(ticks[i].charge, len + extra);
+  }
+  // Where a post-call tick may go: its stretch must end before any back-edge it reaches,
+  // which the walk does not follow. A loop that probes on every back-edge ends it there;
+  // one that charges the thread's budget (LoopPlan::threadBudget) goes on charging, from
+  // each iteration, the budget the tick charged. A loop that counts its iterations could
+  // run B past the tick with neither; the planner gives every loop around such a call one
+  // of the two plans, so that only an invoke's return reads the clock.
+  bool tickAllowed(const BasicBlock* BB) const {
     for (Loop* L = LI.getLoopFor(BB); L; L = L->getParentLoop()) {
-      LoopPlan::Kind k = loops.planFor(L)->kind;
-      if (k == LoopPlan::Counter) lends = true;
-      else if (k != LoopPlan::Every) return false;
+      const LoopPlan* p = loops.planFor(L);
+      if (p->kind != LoopPlan::Every && !(p->kind == LoopPlan::Counter && p->threadBudget)) return false;
     }
     return true;
   }
@@ -130,16 +137,12 @@ struct Walk {
   // that may re-enter it, a callee with a ticked exit): nothing since is on a path from a
   // clock read. A post-call tick right after it starts a stretch of its own; where none may
   // go, the path goes on at the bound and a clock probe comes before its next work.
-  // `beforeTick`: the path since the loop's check, to where the tick goes.
-  void afterReentry(CallBase& CB, Reach& r, uint64_t atBound, uint64_t beforeTick) {
-    bool lends = false;
-    if (callTicks && !isa<InvokeInst>(CB) && tickAllowed(CB.getParent(), lends)) {
-      if (lends) wrap = std::max(wrap, beforeTick);
+  void afterReentry(CallBase& CB, Reach& r, uint64_t atBound) {
+    if (callTicks && !isa<InvokeInst>(CB) && tickAllowed(CB.getParent())) {
       r.any = 0;
-      r.sinceCheck = 0;
       r.fromEntry.reset();
       r.ticked = true;
-      tick(CB.getNextNode(), r, Cut::CallTick, lends);
+      tick(CB.getNextNode(), r, Cut::CallTick);
       return;
     }
     r.any = std::max(r.any, atBound);
@@ -154,12 +157,11 @@ struct Walk {
   void growTicks(Reach& r, uint64_t c) {
     for (auto& [i, len] : r.ticks) {
       len += c;
-      ticks[i].charge = std::max(ticks[i].charge, len);
+      charge(i, len);
     }
   }
   void add(Reach& r, uint64_t c) {
     r.any += c;
-    r.sinceCheck += c;
     if (r.fromEntry) {
       *r.fromEntry += c;
       summary.entry = std::max(summary.entry, *r.fromEntry);
@@ -184,7 +186,7 @@ struct Walk {
       add(r, c);
       // An indirect call that may come back into this function's cycle returns as a direct
       // call within the cycle does.
-      if (CB && CM.mayReturnFromTick(*CB, indirectReenters)) afterReentry(*CB, r, bound + 1, r.sinceCheck);
+      if (CB && CM.mayReturnFromTick(*CB, indirectReenters)) afterReentry(*CB, r, bound + 1);
       return;
     }
     // The callee runs `entry` before its first probe. The call's own unit is charged only
@@ -193,14 +195,16 @@ struct Walk {
     if (r.any > 0 && r.any + s->entry > bound) cut(&I, r, Cut::BeforeCall, s->entry);
     else if (s->entry && wantsTick(r, s->entry, I)) tick(&I, r);
     if (r.fromEntry) summary.entry = std::max(summary.entry, *r.fromEntry + s->entry);
-    uint64_t beforeTick = r.sinceCheck + 1 + s->entry;
     Reach after;
     after.any = s->exit;
-    after.sinceCheck = s->exit;
-    for (auto [i, len] : r.ticks) ticks[i].charge = std::max(ticks[i].charge, len + s->entry);
+    // A call that no path runs through unprobed ends the ticks' stretches.
+    if (s->through) {
+      for (auto [i, len] : r.ticks) charge(i, len + s->entry);
+    } else {
+      endTicks(r, s->entry);
+    }
     if (s->through) {
       after.any = std::max(after.any, r.any + 1 + *s->through);
-      after.sinceCheck = std::max(after.sinceCheck, r.sinceCheck + 1 + *s->through);
       if (r.fromEntry) {
         after.fromEntry = *r.fromEntry + 1 + *s->through;
         summary.entry = std::max(summary.entry, *after.fromEntry);
@@ -210,7 +214,7 @@ struct Walk {
       growTicks(after, 1 + *s->through);
     }
     r = after;
-    if (s->tickedExit) afterReentry(*CB, r, bound, beforeTick);
+    if (s->tickedExit) afterReentry(*CB, r, bound);
   }
 };
 }  // namespace
@@ -218,10 +222,7 @@ struct Walk {
 Placed placeBoundedPaths(Function& F, LoopInfo& LI, const LoopPlanner& loops, const CostModel& CM,
                          ProbeEmitter& PE, uint64_t bound, EntryOnCycle entry, bool indirectReenters,
                          bool callTicks, OptimizationRemarkEmitter* ORE) {
-  // The loan: B/32. Every post-call tick charges it, so a large loan makes the ticks read
-  // the clock often; too small a one, the budget runs out between calls (lua's clock reads
-  // fell with the loan, B/4 to B/32: docs/pass-results.md, "Post-call ticks").
-  Walk w{CM, LI, loops, bound, indirectReenters, callTicks, bound / 8, std::max<uint64_t>(bound / 32, 1), false, {}, {}, {}};
+  Walk w{CM, LI, loops, bound, indirectReenters, callTicks, bound / 8, false, nullptr, {}, {}, {}};
   DenseMap<BasicBlock*, Reach> out;
   ReversePostOrderTraversal<Function*> rpo(&F);
   for (BasicBlock* BB : rpo) {
@@ -245,8 +246,20 @@ Placed placeBoundedPaths(Function& F, LoopInfo& LI, const LoopPlanner& loops, co
     }
     Loop* L = LI.getLoopFor(BB);
     w.inLoop = L != nullptr;
-    if (L && L->getHeader() == BB && !L->getParentLoop()) in.sinceCheck = 0;
-    if (L && L->getHeader() == BB) {
+    const LoopPlan* lp = L ? loops.planFor(L) : nullptr;
+    w.budgetLoop = lp && lp->kind == LoopPlan::Counter && lp->threadBudget ? L : nullptr;
+    if (L && L->getHeader() == BB && w.budgetLoop == L) {
+      // A loop that charges the thread's budget charges its first iteration too (after it
+      // ran, as every other): the path from the last clock read stops at its header, and
+      // no probe goes in its preheader. Each entry of sqlite3VdbeExec's OP_MakeRecord and
+      // OP_Copy loops read the clock there, their longest iteration (a call's whole
+      // summary) never fitting beside the path to them. The stretches of ticks before it
+      // end there as well, and so does the function's unprobed start for its callers.
+      w.endTicks(in);
+      in.ticks.clear();
+      in.any = 0;
+      if (in.fromEntry) in.fromEntry = 0;
+    } else if (L && L->getHeader() == BB) {
       uint64_t extra = loops.entryExtra(L);
       if (in.any > 0 && in.any + extra + loops.iterCost(L) > bound) {
         if (BasicBlock* pre = L->getLoopPreheader()) w.cut(pre->getTerminator(), in, Cut::LoopEntry, in.any);
@@ -268,16 +281,9 @@ Placed placeBoundedPaths(Function& F, LoopInfo& LI, const LoopPlanner& loops, co
   }
   Placed placed{w.summary, 0};
   for (const Walk::Tick& t : w.ticks) {
-    uint64_t charge = std::max<uint64_t>(t.charge + (t.lends ? w.lend + w.wrap : 0), 1);
-    // A loan on a long iteration could take the charge past the bound: a clock probe then,
-    // which the loop's budget restarts at as after any probe.
-    if (charge > bound && t.lends) {
-      noteCut(ORE, t.at, Cut::Path, bound, bound);
-      PE.mark(t.at);
-      continue;
-    }
+    uint64_t charge = std::max<uint64_t>(t.charge, 1);
     noteCut(ORE, t.at, t.why, charge, bound);
-    PE.markTick(t.at, charge, t.lends ? w.lend : 0);
+    PE.markTick(t.at, charge);
     if (t.why == Cut::Tick) placed.entryTickCharge = charge;
   }
   return placed;

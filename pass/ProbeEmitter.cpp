@@ -152,7 +152,6 @@ unsigned ProbeEmitter::expand(Function& F) {
     else emitClockProbe(m);  // clock, and the counter baseline's threshold check
     slotOf_.erase(m);
     tickCharge_.erase(m);
-    lends_.erase(m);
     m->eraseFromParent();
   }
   return markers.size();

@@ -20,16 +20,8 @@ class ProbeEmitter {
 
   // Drops a marker before `pos` (which must not be a PHI or an EH pad).
   llvm::CallInst* mark(llvm::Instruction* pos);
-  // A marker that expands into a tick (emitTick) charging `charge` units; `lend` > 0: a
-  // post-call tick in a budgeted loop, which restarts the loop budget at `lend`
-  // (LoopPlanner::lendAfterTicks).
-  void markTick(llvm::Instruction* pos, uint64_t charge, uint64_t lend = 0) {
-    llvm::CallInst* m = mark(pos);
-    tickCharge_[m] = charge;
-    if (lend) lends_[m] = lend;
-  }
-  // The budget a marker's tick lends its loops (0: none).
-  uint64_t lendOf(const llvm::Instruction* marker) const { return lends_.lookup(marker); }
+  // A marker that expands into a tick (emitTick) charging `charge` units.
+  void markTick(llvm::Instruction* pos, uint64_t charge) { tickCharge_[mark(pos)] = charge; }
   // Rewrites every marker in F into a probe; returns how many.
   unsigned expand(llvm::Function& F);
   // Counter mode (the Compiler-Interrupts-style baseline): every block adds its cost to a
@@ -71,7 +63,6 @@ class ProbeEmitter {
   llvm::Function* flagReload_ = nullptr;
   llvm::DenseMap<llvm::Instruction*, llvm::Value*> slotOf_;
   llvm::DenseMap<llvm::Instruction*, uint64_t> tickCharge_;
-  llvm::DenseMap<const llvm::Instruction*, uint64_t> lends_;
 };
 
 }  // namespace quanta

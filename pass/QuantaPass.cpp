@@ -195,6 +195,7 @@ static ModuleStats instrumentFunctions(Module& M, FunctionAnalysisManager& FAM, 
     EntryOnCycle entry = !v.onCycle ? EntryOnCycle::None
                          : clock && cfg.compare.cycleTicks ? EntryOnCycle::Tick : EntryOnCycle::Probe;
     Placed placed = placeBoundedPaths(F, LI, loops, CM, PE, bound, entry, v.indirectReenters, callTicks, ORE);
+    placed.summary.entryTick = entry == EntryOnCycle::Tick;
     CM.setSummary(&F, placed.summary);
     if (plans) printPlans(*plans, F, LI, loops, entry, placed.entryTickCharge, CM.summaryOf(&F));
     loops.apply(ORE);

@@ -1,13 +1,14 @@
 ; Post-call ticks in loops. @sum is recursive: it may return from the tick after its own
 ; recursive call, so its summary has a ticked exit, and what a caller runs after calling
 ; it is on no path from a clock read. @many, outside the cycle, calls it in a loop: a tick
-; (not a clock read) follows each call, and the loop keeps the function's budget (Counter,
-; where it would count its induction variable) so that the tick can end its stretch there:
-; the tick restarts the budget at a loan of B/32 (31) and charges that loan on top of its
-; own path to the end of the iteration (5), and of the path from the loop's header to the
-; tick (10: the load, the call and @sum's unprobed start), which runs after the back-edge's
-; budget check and before the next tick: 46. The block's budget charge is only what runs
-; after the tick.
+; (not a clock read) follows each call, and the loop (Counter, where it would count its
+; induction variable) charges the thread's tick budget, the one the ticks charge, rather
+; than a budget of its own: the latch subtracts the whole iteration (7: the load, the
+; call's unit, nothing for @sum's start, which its entry tick charges, and the four
+; after the call) from quanta_tick_budget and reads the clock, restarting it at the bound,
+; once it goes below zero. The tick charges what its path runs outside the loop's blocks,
+; which charge themselves: the path out of the loop (5: the four and the return). No loan,
+; and no function budget in @many.
 ; RUN: %opt -passes=quanta-clock -quanta-adaptive=0 -S %s | FileCheck %s --check-prefix=TICK
 ; RUN: %opt -passes='print<quanta-plan>' -disable-output %s 2>&1 | FileCheck %s --check-prefix=PLAN
 ; RUN: %opt -passes=quanta-clock -pass-remarks=quanta -disable-output %s 2>&1 | FileCheck %s --check-prefix=REMARK
@@ -20,36 +21,47 @@
 
 ; PLAN: function sum: entry tick, charge 7 (on a call-graph cycle); summary entry=7 exit=4 through=4 ticked-exit=2
 ; PLAN: function many: summary
-; PLAN-NEXT: loop loop: Counter {{.*}}: calls that may return from a tick: their ticks restart its budget
+; PLAN-NEXT: loop loop: Counter iter-cost=14 bound=1000 budget=thread charge=7: calls that may return from a tick: it charges the thread's tick budget
 ; PLAN: function dispatch: entry tick
-; PLAN-NEXT: loop top: Counter {{.*}}lopsided
+; PLAN-NEXT: loop top: Counter {{.*}}budget=thread charge=603: lopsided
 ; OFFPLAN: function many: summary
 ; OFFPLAN-NEXT: loop loop: Version (long trips: IVStride)
 
-; REMARK: remark: {{.*}}tick after the call, charge 46: the callee may return from a tick
+; REMARK: remark: {{.*}}tick after the call, charge 5: the callee may return from a tick
 ; STATS: 3 quanta - Ticks after calls that may return from a tick (back into the cycle)
 
 ; TICK-LABEL: define i64 @many(
+; TICK-NOT: quanta.budget
 ; TICK: loop:
 ; TICK: %s = call i64 @sum(ptr %l)
 ; TICK-NEXT: call ptr @llvm.threadlocal.address.p0(ptr @quanta_tick_budget)
-; TICK: %quanta.tick{{[0-9]*}} = sub i64 %{{[0-9]+}}, 46
-; The call's block restarts the budget at the loan; the latch subtracts what follows the tick.
+; TICK: %quanta.tick{{[0-9]*}} = sub i64 %{{[0-9]+}}, 5
 ; TICK: %acc.next = add i64 %acc, %s
-; TICK: sub i64 31, 4
+; The latch's check on the back-edge: the thread's budget, refilled to the bound on a read.
+; TICK: [[ADDR:%[0-9]+]] = call ptr @llvm.threadlocal.address.p0(ptr @quanta_tick_budget)
+; TICK-NEXT: [[LEFT:%[0-9]+]] = load i64, ptr [[ADDR]]
+; TICK-NEXT: %quanta.left = sub i64 [[LEFT]], 7
+; TICK-NEXT: %quanta.fire = icmp slt i64 %quanta.left, 0
+; TICK-NEXT: [[NEW:%[0-9]+]] = select i1 %quanta.fire, i64 1000, i64 %quanta.left
+; TICK-NEXT: store i64 [[NEW]], ptr [[ADDR]]
+; TICK-NEXT: br i1 %quanta.fire
+; TICK: call i64 @llvm.readcyclecounter()
+; TICK-NOT: quanta.budget
 ; TICK: ret i64
 ; OFF-LABEL: define i64 @many(
 ; OFF: %s = call i64 @sum(ptr %l)
 ; OFF-NEXT: %acc.next = add i64 %acc, %s
 
 ; An indirect call that may re-enter the cycle, after 550 units of external calls in the
-; same block: the loop is lopsided (its budget charges only what follows the tick), and the
-; tick's charge covers the 601 units from the header to it, which run after the budget's
-; check on the back-edge: 3 + 31 + 601 = 635.
+; same block: the tick after it charges its path out of the loop (4), and the latch
+; charges the whole iteration, the external calls and the indirect call's 50 included
+; (603), to the thread's budget. The entry tick's stretch ends at the loop's header (2).
 ; TICK-LABEL: define void @dispatch(
+; TICK: %quanta.tick = sub i64 %{{[0-9]+}}, 2
 ; TICK: call void %f(ptr %p)
 ; TICK-NEXT: call ptr @llvm.threadlocal.address.p0(ptr @quanta_tick_budget)
-; TICK: sub i64 %{{[0-9]+}}, 635
+; TICK: sub i64 %{{[0-9]+}}, 4
+; TICK: %quanta.left = sub i64 %{{[0-9]+}}, 603
 ; OFF-LABEL: define void @dispatch(
 ; OFF: call void %f(ptr %p)
 ; OFF-NEXT: call i64 @llvm.readcyclecounter()

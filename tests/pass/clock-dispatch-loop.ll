@@ -4,11 +4,13 @@
 ; is cheap: the loop is lopsided and keeps a budget (Counter) instead of probing on every
 ; iteration (Every). The rare call path charges the budget only when it runs. The callee
 ; may return from a tick, so nothing after the call is on a path from a clock read: a tick
-; follows the call and lends the loop B/32 (31): the budget restarts there at 31, and the
-; tick charges its own path to the end of the iteration (4: the add, the branch, the
-; increment and the back-edge), the loan, and the path from the header to the call (5),
-; which runs after the back-edge's check and before the next tick: 40. What the loop runs
-; after the tick before its budget probes is charged by the tick.
+; follows the call, and the loop's budget is the thread's tick budget, the one the ticks
+; charge: the header subtracts what every iteration runs (5), the call block all of its
+; own (4: the depth's add, the call's unit, nothing for the callee's start, which its
+; entry tick charges, the add after it and the branch). The tick charges only what its
+; path runs outside those blocks (1: nothing, at least one), and the preheader reads no
+; clock: the loop charges its first iteration as every other. The opcodes between two
+; calls then run down the same budget as the ticks, with no loan to restart.
 ; RUN: %opt -passes='print<quanta-plan>' -quanta-bound=1000 -disable-output %s 2>&1 | FileCheck %s --check-prefix=PLAN
 ; RUN: %opt -passes=quanta-clock -quanta-bound=1000 -quanta-adaptive=0 -S %s | FileCheck %s --check-prefix=TICK
 ; With -quanta-cycle-ticks=0 a clock probe follows the call, and the budget restarts at the
@@ -16,20 +18,37 @@
 ; RUN: %opt -passes=quanta-clock -quanta-bound=1000 -quanta-adaptive=0 -quanta-cycle-ticks=0 -S %s | FileCheck %s
 
 ; TICK-LABEL: define i32 @run(
-; TICK: dispatch:
+; TICK-NOT: quanta.budget
+; The entry tick's slow path is the only clock read before the loop.
+; TICK: %quanta.tick = sub i64 %{{[0-9]+}}, 1
+; TICK: call i64 @llvm.readcyclecounter()
 ; TICK-NOT: call i64 @llvm.readcyclecounter()
-; TICK: sub i64 %quanta.budget{{.*}}, 5
+; TICK: dispatch:
+; TICK-NEXT: phi
+; TICK-NEXT: phi
+; TICK-NEXT: call ptr @llvm.threadlocal.address.p0(ptr @quanta_tick_budget)
+; TICK-NEXT: load i64
+; TICK-NEXT: %quanta.left = sub i64 %{{[0-9]+}}, 5
+; TICK: select i1 %quanta.fire, i64 1000, i64 %quanta.left
 ; TICK: add:
 ; TICK-NOT: call i64 @llvm.readcyclecounter()
+; TICK: call ptr @llvm.threadlocal.address.p0(ptr @quanta_tick_budget)
+; TICK-NEXT: load i64
+; TICK-NEXT: %quanta.charge{{[0-9]*}} = sub i64 %{{[0-9]+}}, 2
 ; TICK: call:
 ; TICK: %r = call i32 @run(
 ; TICK-NEXT: call ptr @llvm.threadlocal.address.p0(ptr @quanta_tick_budget)
-; TICK: %quanta.tick{{[0-9]+}} = sub i64 %{{[0-9]+}}, 40
+; TICK: %quanta.tick{{[0-9]+}} = sub i64 %{{[0-9]+}}, 1
+; TICK: %a2 = add i32 %acc, %r
+; TICK-NEXT: call ptr @llvm.threadlocal.address.p0(ptr @quanta_tick_budget)
+; TICK-NEXT: load i64
+; TICK-NEXT: %quanta.charge{{[0-9]*}} = sub i64 %{{[0-9]+}}, 4
 ; TICK: next:
-; TICK-NEXT: %quanta.budget.2 = phi i64 {{.*}}[ 31, %{{[0-9]+}} ]
+; TICK-NOT: quanta.budget
+; TICK: ret i32
 
 ; PLAN-LABEL: function run: entry tick, charge 1 (on a call-graph cycle)
-; PLAN-NEXT: loop dispatch: Counter {{.*}}lopsided
+; PLAN-NEXT: loop dispatch: Counter {{.*}}budget=thread charge=5: lopsided
 
 declare i32 @ext(i32)
 
