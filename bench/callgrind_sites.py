@@ -23,11 +23,21 @@ POSITION = re.compile(r"^(0x[0-9a-f]+|[+-]\d+|\*)$")
 
 
 def self_counts(path):
-    """Self cost of every instruction address in a callgrind file made with --dump-instr=yes."""
+    """Self cost of every instruction address in a callgrind file made with --dump-instr=yes,
+    and the function callgrind names at each address."""
     counts = collections.Counter()
-    addr, skip = 0, False
+    fn_at = {}
+    names = {}
+    addr, skip, fn = 0, False, None
     with open(path) as f:
         for line in f:
+            if line.startswith("fn="):
+                # "fn=(7) name" the first time, "fn=(7)" after: callgrind's name compression.
+                m = re.match(r"fn=(?:\((\d+)\))?\s*(.*)", line.rstrip("\n"))
+                if m.group(1) and m.group(2):
+                    names[m.group(1)] = m.group(2)
+                fn = names.get(m.group(1), m.group(2)) if m.group(1) else m.group(2)
+                continue
             if line.startswith("calls="):
                 skip = True  # the next cost line is the call's inclusive cost
                 continue
@@ -40,12 +50,24 @@ def self_counts(path):
                 skip = False
                 continue
             counts[addr] += int(t[2])
-    return counts
+            fn_at[addr] = fn
+    return counts, fn_at
+
+
+def load_base(sites, counts, fn_at):
+    """Where callgrind saw the binary's code: a position-independent binary runs at its load
+    base (0x108000 under valgrind here), a fixed one at 0. The base is the one under which
+    callgrind names the same functions as objdump at the matching instructions; executions
+    alone can mislead (another base may land on a hotter instruction of some other code)."""
+    def agreement(base):
+        return sum(1 for addr, fn, _ in sites if fn_at.get(base + addr) == fn)
+    return max((0, 0x108000, 0x400000),
+               key=lambda b: (agreement(b), sum(counts.get(b + s[0], 0) for s in sites)))
 
 
 def matching_instructions(binary, pattern):
     """(address, function, text) of every instruction whose text matches `pattern`."""
-    out = subprocess.run(["objdump", "-d", "--no-show-raw-insn", binary], check=True,
+    out = subprocess.run(["objdump", "-d", "-C", "--no-show-raw-insn", binary], check=True,
                          stdout=subprocess.PIPE).stdout.decode()
     found, fn = [], None
     for line in out.splitlines():
@@ -74,7 +96,7 @@ def main(argv):
     except re.error as e:
         ap.error(f"pattern '{a.pattern}': {e}")
     try:
-        counts = self_counts(a.profile)
+        counts, fn_at = self_counts(a.profile)
         sites = matching_instructions(a.binary, pattern)
     except (OSError, subprocess.CalledProcessError) as e:
         print(f"callgrind_sites.py: {e}", file=sys.stderr)
@@ -82,9 +104,7 @@ def main(argv):
     if not counts:
         print(f"callgrind_sites.py: {a.profile} has no per-instruction counts (--dump-instr=yes)", file=sys.stderr)
         return 1
-    # callgrind gives a position-independent binary's addresses at its load base, or not:
-    # take the base under which the matching instructions ran most.
-    base = max((0, 0x108000, 0x400000), key=lambda b: sum(counts.get(b + s[0], 0) for s in sites))
+    base = load_base(sites, counts, fn_at)
     by_fn = collections.Counter()
     ran = []
     for addr, fn, text in sites:
