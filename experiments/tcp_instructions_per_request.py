@@ -19,6 +19,14 @@ sleep, and the count is the requests' own path. Kernel work is not counted (see
 experiments/tcp_cpu_per_request.py for system calls and CPU time per request).
 
     experiments/tcp_instructions_per_request.py --build /tmp/base-build --build build --repeat 2
+
+With --memcached PATH (Debian's /usr/bin/memcached) each turn also runs real memcached with
+one worker thread (`-t 1`) under callgrind (--separate-threads=yes), preloaded with the same
+keys and values as kvcache, and driven by the same load: its counters are zeroed after the
+preload, and instructions are divided by the GETs it counted (`stats` cmd_get, before and
+after). Debian's binary has no symbols, so it is counted per thread, not per function: the
+thread that ran the most (the worker) and all threads together (the worker, the listener,
+the LRU maintainer and crawler, the clock).
 """
 import argparse
 import json
@@ -101,7 +109,8 @@ def run_one(args, build, load_bin, load_app, work):
         ["valgrind", "--tool=callgrind", "--collect-atstart=no", f"--toggle-collect={LOOP}",
          f"--callgrind-out-file={cg}", str(quanta), "serve",
          "--app", str(app), "--app-config", f"keys={args.keys},value_bytes=64", "--listen", f"tcp://127.0.0.1:{port}",
-         "--dispatcher-only", "--idle", "block", "--idle-spin-us", str(args.idle_spin_us), "--format", "json"],
+         "--dispatcher-only", "--idle", "block", "--idle-spin-us", str(args.idle_spin_us), "--format", "json",
+         *(["--quantum-us", str(args.quantum_us)] if args.quantum_us is not None else [])],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         wait_listening(port, serve)
@@ -120,11 +129,88 @@ def run_one(args, build, load_bin, load_app, work):
             serve.wait()
     report = json.loads(out[out.index("{"):])
     requests = report["network"]["tcp"]["requests"]
+    quanta = report["runtime"]["quanta"]
     total, costs = self_costs(cg)
     client = json.loads(load.stdout)["client"]
     return {"build": str(build), "requests": requests, "answered": client["answered"],
             "instructions": total, "instructions_per_request": total / requests if requests else None,
+            # Under valgrind a request runs ~50 times slower against a real-time clock, so the
+            # probes end its quantum far more often than natively: each extra quantum is a
+            # switch out and back counted in the instructions.
+            "quanta_per_request": quanta / requests if requests else None,
             "functions_per_request": {k: v / requests for k, v in sorted(costs.items(), key=lambda kv: -kv[1])}}
+
+
+def memcached_stat(port, name):
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as s:
+        s.sendall(b"stats\r\n")
+        got = b""
+        while not got.endswith(b"END\r\n"):
+            chunk = s.recv(65536)
+            if not chunk:
+                raise RuntimeError("memcached closed the stats connection")
+            got += chunk
+    for line in got.decode().splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[1] == name:
+            return int(parts[2])
+    raise RuntimeError(f"memcached's stats have no {name}")
+
+
+def thread_totals(prefix):
+    """callgrind's per-thread files (prefix-01, -02 ...): instructions of each."""
+    totals = []
+    for f in sorted(prefix.parent.glob(prefix.name + "-*")):
+        out = subprocess.run(["callgrind_annotate", "--threshold=100", str(f)], capture_output=True, text=True,
+                             check=True).stdout
+        m = re.search(r"^\s*([\d,]+)\s+(?:\([^)]*\)\s+)?PROGRAM TOTALS", out, re.M)
+        totals.append(int(m.group(1).replace(",", "")) if m else 0)
+    return totals
+
+
+def run_memcached(args, load_bin, load_app, work):
+    sys.path.insert(0, str(ROOT / "experiments"))
+    from memcached_vs_kvcache import preload_memcached  # the same keys and values as kvcache's
+    port = free_port()
+    prefix = work / "callgrind.mc"
+    # memcached sets its descriptor limit, soft and hard, to its connection limit (-c), and
+    # valgrind refuses any hard limit but its own (the real one less the descriptors it
+    # keeps): ask valgrind what that is, and let memcached take exactly it.
+    probe = subprocess.run(["valgrind", "--tool=none", "-q", "/bin/sh", "-c", "ulimit -Hn"], capture_output=True,
+                           text=True, check=True)
+    cmd = ["valgrind", "--tool=callgrind", "--separate-threads=yes", f"--callgrind-out-file={prefix}",
+           str(args.memcached), "-t", "1", "-l", "127.0.0.1", "-p", str(port), "-U", "0", "-m", "256",
+           "-c", probe.stdout.strip()]
+    if os.geteuid() == 0:
+        cmd += ["-u", "root"]  # memcached will not run as root without saying so
+    mc = subprocess.Popen(
+        cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        wait_listening(port, mc)
+        preload_memcached(port, args.keys, 64)
+        subprocess.run(["callgrind_control", "--zero", str(mc.pid)], check=True, capture_output=True, timeout=120)
+        gets_before = memcached_stat(port, "cmd_get")
+        load = subprocess.run(
+            [str(load_bin), "load", "--app", str(load_app), "--app-config", f"keys={args.keys},get=1",
+             "--target", f"tcp://127.0.0.1:{port}", "--rate-rps", str(args.rate_rps), "--duration-s",
+             str(args.duration_s), "--connections", "4", "--timeout-ms", "5000", "--format", "json", "--no-progress"],
+            capture_output=True, text=True)
+        if load.returncode != 0:
+            raise RuntimeError(f"quanta load failed: {load.stderr.strip()}")
+        requests = memcached_stat(port, "cmd_get") - gets_before
+        mc.send_signal(signal.SIGTERM)
+        mc.communicate(timeout=300)
+    finally:
+        if mc.poll() is None:
+            mc.kill()
+            mc.wait()
+    threads = thread_totals(prefix)
+    client = json.loads(load.stdout)["client"]
+    # The two stats commands are counted too (a few thousand instructions in all).
+    return {"build": "memcached", "requests": requests, "answered": client["answered"],
+            "instructions": sum(threads), "instructions_per_request": sum(threads) / requests if requests else None,
+            "worker_thread_instructions_per_request": max(threads) / requests if requests else None,
+            "thread_instructions": threads, "functions_per_request": {}}
 
 
 def main():
@@ -135,8 +221,10 @@ def main():
     ap.add_argument("--keys", type=int, default=10000)
     ap.add_argument("--idle-spin-us", type=float, default=0.0)
     ap.add_argument("--repeat", type=int, default=1)
+    ap.add_argument("--quantum-us", type=float, help="the server's --quantum-us (default: its own default)")
     ap.add_argument("--top", type=int, default=25, help="functions shown per build")
     ap.add_argument("--out", type=pathlib.Path, help="also write the JSON here")
+    ap.add_argument("--memcached", type=pathlib.Path, help="also count this memcached binary (one worker thread)")
     args = ap.parse_args()
     builds = args.build or [ROOT / "build"]
     if args.rate_rps <= 0:
@@ -145,13 +233,17 @@ def main():
         usage_error(f"--duration-s must be > 0, got {args.duration_s}")
     if args.repeat < 1:
         usage_error(f"--repeat must be >= 1, got {args.repeat}")
+    if args.quantum_us is not None and args.quantum_us <= 0:
+        usage_error(f"--quantum-us must be > 0, got {args.quantum_us}")
     if args.idle_spin_us < 0:
         usage_error(f"--idle-spin-us must be >= 0, got {args.idle_spin_us}")
+    if args.memcached is not None and not os.access(args.memcached, os.X_OK):
+        usage_error(f"--memcached {args.memcached}: not an executable file")
     for b in builds:
         for f in (b / "bin" / "quanta", b / "lib" / "quanta" / "apps" / APP):
             if not f.exists():
                 usage_error(f"--build {b}: {f} is missing")
-    for tool in ("valgrind", "callgrind_annotate", "objcopy"):
+    for tool in ("valgrind", "callgrind_annotate", "callgrind_control", "objcopy"):
         if shutil.which(tool) is None:
             sys.exit(f"tcp_instructions_per_request.py: {tool} is not installed")
     load_bin = builds[0] / "bin" / "quanta"
@@ -163,15 +255,23 @@ def main():
                 r = run_one(args, b.resolve(), load_bin, load_app, pathlib.Path(tmp))
             r["turn"] = turn
             runs.append(r)
-            print(f"{b}: turn {turn}: {r['requests']} requests, {r['instructions_per_request']:.0f} instructions each",
-                  file=sys.stderr)
+            print(f"{b}: turn {turn}: {r['requests']} requests, {r['instructions_per_request']:.0f} instructions each,"
+                  f" {r['quanta_per_request']:.2f} quanta each", file=sys.stderr)
+        if args.memcached is not None:
+            with tempfile.TemporaryDirectory(prefix="quanta-cg-mc-") as tmp:
+                r = run_memcached(args, load_bin, load_app, pathlib.Path(tmp))
+            r["turn"] = turn
+            runs.append(r)
+            print(f"memcached: turn {turn}: {r['requests']} GETs, {r['instructions_per_request']:.0f} instructions each"
+                  f" ({r['worker_thread_instructions_per_request']:.0f} on its worker thread)", file=sys.stderr)
     for r in runs:
         print(f"== {r['build']} (turn {r['turn']}): {r['instructions_per_request']:.0f} user instructions per request"
               f" ({r['requests']} requests)")
         for name, v in list(r["functions_per_request"].items())[:args.top]:
             print(f"{v:9.1f}  {name}")
     result = {"config": {"rate_rps": args.rate_rps, "duration_s": args.duration_s, "keys": args.keys,
-                         "idle_spin_us": args.idle_spin_us, "app": APP, "connections": 4}, "runs": runs}
+                         "idle_spin_us": args.idle_spin_us, "quantum_us": args.quantum_us, "app": APP, "connections": 4,
+                         "memcached": str(args.memcached) if args.memcached else None}, "runs": runs}
     if args.out:
         args.out.write_text(json.dumps(result, indent=1) + "\n")
 

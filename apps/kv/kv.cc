@@ -43,7 +43,9 @@ quanta_class g_classes[MC_CLASS_COUNT] = {
 
 void kv_handle(const quanta_request* request, quanta_response* response) {
   mc_command c;
-  if (mc_parse_command(request->payload, request->payload_len, &c) != 0) {
+  // A single-key get comes with the framer's note of its key: no second parse.
+  if (mc_command_from_note(request->payload, request->payload_len, request->frame_note, &c) != 0 &&
+      mc_parse_command(request->payload, request->payload_len, &c) != 0) {
     // The framer accepted it, so this does not happen; answer rather than guess.
     if (mc_reply_line(response, "ERROR") != 0) response->status = 1;
     return;

@@ -378,7 +378,9 @@ static void do_scan(const mc_command* c, quanta_response* r) {
 
 static void kvcache_handle(const quanta_request* request, quanta_response* response) {
   mc_command c;
-  if (mc_parse_command(request->payload, request->payload_len, &c) != 0) {
+  /* A single-key get comes with the framer's note of its key: no second parse. */
+  if (mc_command_from_note(request->payload, request->payload_len, request->frame_note, &c) != 0 &&
+      mc_parse_command(request->payload, request->payload_len, &c) != 0) {
     /* The framer accepted it, so this does not happen; answer rather than guess. */
     reply(response, "ERROR");
     return;

@@ -84,12 +84,19 @@ typedef struct mc_command {
 /* The server's framer, in quanta_protocol's terms: a whole command at the front of
  * `bytes` (QUANTA_FRAME_REQUEST, with `*verb` set and frame->class_index left for the
  * caller to choose), an error line in place of a bad one (QUANTA_FRAME_REJECT), a quit or
- * a line past the limit (QUANTA_FRAME_CLOSE), or QUANTA_FRAME_NEED_MORE. */
+ * a line past the limit (QUANTA_FRAME_CLOSE), or QUANTA_FRAME_NEED_MORE. A get or gets of
+ * one key gets a frame->note for its handler (mc_command_from_note); other commands 0. */
 int mc_frame_request(const void* bytes, uint32_t len, quanta_frame* frame, mc_verb* verb);
 
 /* Parses a command the framer accepted (`len` bytes exactly). Returns 0, or -1 if it is
  * not one (then nothing in `out` is meaningful). */
 int mc_parse_command(const void* bytes, uint32_t len, mc_command* out);
+
+/* The command the framer's note describes (quanta_request.frame_note, from mc_frame_request
+ * on these `len` bytes), without parsing them again: returns 0 and fills `out` as
+ * mc_parse_command would, or -1 when the note describes nothing (0, another app's note, or
+ * one that points outside the bytes): then parse with mc_parse_command. */
+int mc_command_from_note(const void* bytes, uint32_t len, uint64_t note, mc_command* out);
 
 /* The load client's framer (quanta_protocol.frame_reply): where the reply at the front of
  * `bytes` ends, and whether it is an answer, the overload answer (mc_overloaded_reply)

@@ -50,6 +50,14 @@ typedef struct quanta_frame {
                            server reads and throws away as they come (the data block of a
                            value too large to buffer, which memcached swallows). TCP only. */
   unsigned char reply[QUANTA_FRAME_REPLY_CAPACITY];
+  /* REQUEST, optional: what the framer learnt of the request that its handler can use, in
+   * the app's own encoding (say, where a get's key is). The server zeroes it before the
+   * call and hands it unchanged to the handler of this request (quanta_request.frame_note),
+   * so that the handler need not parse again what the framer already did. Offsets in it
+   * are from the first byte framed, which is the handler's payload's first byte. 0 means
+   * nothing; requests no framer saw (generated, submitted through the API) carry 0. Apps
+   * that set it need a runtime of app ABI version 4 or later (quanta.h). */
+  uint64_t note;
 } quanta_frame;
 
 /* What frame_reply says about a reply; the same numbers as quanta/wire.h's reply kinds. */

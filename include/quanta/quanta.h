@@ -22,10 +22,13 @@
 extern "C" {
 #endif
 
-/* Bumped whenever quanta_app changes shape. The runtime takes apps built for this version
- * and for version 2 (which ended before `protocol`: such an app has no protocol of its
- * own); it refuses any other. */
-#define QUANTA_APP_ABI_VERSION 3u
+/* Bumped whenever quanta_app, or a struct the runtime and the app share, changes shape.
+ * The runtime takes apps built for this version, for version 3 (the same quanta_app; its
+ * framer and handler know nothing of the frame note, which stays 0 for them) and for
+ * version 2 (which ended before `protocol`: such an app has no protocol of its own); it
+ * refuses any other. Version 4 added quanta_frame.note and quanta_request.frame_note: an
+ * app built for it must not run on an older runtime, whose structs end before them. */
+#define QUANTA_APP_ABI_VERSION 4u
 
 /* A request as the handler sees it. `payload` is owned by the runtime and valid until
  * the handler returns. */
@@ -34,6 +37,9 @@ typedef struct quanta_request {
   uint32_t class_index;   /* the class the source labelled it with */
   uint32_t payload_len;
   const void* payload;
+  /* What the protocol's framer noted of this request (quanta_frame.note; app ABI 4), or 0:
+   * no note, the handler parses the payload itself. */
+  uint64_t frame_note;
 } quanta_request;
 
 /* What the handler fills in. `data` is a runtime-owned buffer of `capacity` bytes (the

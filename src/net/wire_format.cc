@@ -140,6 +140,7 @@ FramedInput AppWireFormat::frame(const unsigned char* data, uint32_t len) const 
       in.class_index = f.class_index;
       in.payload_offset = 0;
       in.payload_len = f.length;
+      in.frame_note = f.note;
       return in;
     case QUANTA_FRAME_REJECT:
       if (f.length == 0 || f.length > len) {
@@ -179,6 +180,7 @@ void fill_request(Request& r, const FramedInput& in, const unsigned char* data, 
   r.flags = kRequestMeasured;
   r.sink = sink;
   r.payload_len = in.payload_len;
+  r.frame_note = in.frame_note;  // records are reused: always written, 0 when the framer noted nothing
   if (r.payload_len > 0) std::memcpy(r.payload, data + in.payload_offset, r.payload_len);
   r.arrival_tsc = now_tsc;
 }

@@ -44,6 +44,7 @@ struct FramedInput {
   uint64_t request_id = 0;     // the client's id where the protocol carries one (default), else 0
   uint32_t payload_offset = 0; // kRequest: where the handler's payload starts in the frame
   uint32_t payload_len = 0;
+  uint64_t frame_note = 0;     // kRequest: the app framer's note for the handler (quanta_frame.note)
   uint32_t answer_len = 0;     // kAnswer, kClose: bytes of `answer` to send (0: none)
   unsigned char answer[QUANTA_FRAME_REPLY_CAPACITY];
 };

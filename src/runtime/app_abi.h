@@ -1,5 +1,5 @@
 // Reading a quanta_app of any ABI version this runtime takes (QUANTA_APP_ABI_VERSION and
-// the one before it) into the current shape, so that the rest of the runtime sees one
+// the two before it) into the current shape, so that the rest of the runtime sees one
 // struct. Version 2 ended before `protocol`: reading that field from such an app would read
 // past its object, so the known prefix is copied and the rest left empty.
 #pragma once
@@ -17,8 +17,11 @@ inline constexpr uint32_t kOldestAppAbiVersion = 2;
 // Copies `given` into `out` in the current shape. Returns "" or what is wrong (for the
 // caller's message): a version this runtime does not take.
 inline std::string read_app_abi(const quanta_app& given, quanta_app& out) {
-  if (given.abi_version == QUANTA_APP_ABI_VERSION) {
+  // Version 3's quanta_app has this version's shape: only the frame note is new, and a
+  // version 3 framer never writes it (the server zeroes it), so its handler gets 0.
+  if (given.abi_version == QUANTA_APP_ABI_VERSION || given.abi_version == 3) {
     out = given;
+    out.abi_version = QUANTA_APP_ABI_VERSION;
     return "";
   }
   if (given.abi_version == 2) {

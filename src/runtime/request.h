@@ -27,6 +27,7 @@ struct Request {
   uint64_t quantum_cycles = 0;      // its own quantum length; 0: its class's or the runtime's
   uint32_t flags = 0;
   uint32_t payload_len = 0;
+  uint64_t frame_note = 0;          // the protocol framer's note for the handler (network sources); 0: none
   Sink* sink = nullptr;             // takes the completion (always set)
   // Filled by the runtime as the request runs.
   uint64_t start_tsc = 0;           // first quantum

@@ -17,7 +17,8 @@ namespace quanta {
 // Runs `handler` (the app's handle_request, or its clock twin) on `request` (inside the
 // running task).
 inline void call_handler(void (*handler)(const quanta_request*, quanta_response*), Request& request) {
-  const quanta_request view{request.id, request.class_index, request.payload_len, request.payload};
+  const quanta_request view{request.id, request.class_index, request.payload_len, request.payload,
+                            request.frame_note};
   quanta_response response{0, 0, 0, request.response, request.response_capacity};
   handler(&view, &response);
   request.status = response.status;

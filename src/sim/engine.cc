@@ -961,8 +961,9 @@ SimResult Engine::run() {
     out.intervals.push_back({h.count(), any ? h.value_at_percentile(50) / 1e3 : 0.0,
                              any ? h.value_at_percentile(99) / 1e3 : 0.0, any ? h.value_at_percentile(99.9) / 1e3 : 0.0});
   }
+  // The untouched subset is made from every request's statistics: before they move out.
+  out.untouched = recorder_.untouched();
   out.classes = std::move(recorder_.classes());
-  out.untouched = std::move(recorder_.untouched());
   out.stall_threshold_us = cfg_.stall_threshold_us;
   for (std::size_t i = 0; i < cpus_.size(); ++i) {
     cpus_[i]->log_until(last_finish_ns_);

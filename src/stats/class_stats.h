@@ -21,18 +21,46 @@ struct ClassStats {
   uint64_t slowdown_on_nominal = 0;
   uint64_t slowdown_on_cpu = 0;
 
-  void record(uint64_t sojourn, uint64_t nominal_service_ns, uint64_t cpu, uint64_t request_preemptions) {
+  // Returns the slowdown (x 1000) it recorded.
+  uint64_t record(uint64_t sojourn, uint64_t nominal_service_ns, uint64_t cpu, uint64_t request_preemptions) {
     sojourn_ns.record(sojourn);
     cpu_ns.record(cpu);
+    uint64_t slowdown = 0;
     if (nominal_service_ns > 0) {
-      slowdown_milli.record(sojourn * 1000 / nominal_service_ns);
+      slowdown = sojourn * 1000 / nominal_service_ns;
       ++slowdown_on_nominal;
     } else {
       // A request that used no measurable CPU gets slowdown sojourn / 1 ns.
-      slowdown_milli.record(sojourn * 1000 / (cpu > 0 ? cpu : 1));
+      slowdown = sojourn * 1000 / (cpu > 0 ? cpu : 1);
       ++slowdown_on_cpu;
     }
+    slowdown_milli.record(slowdown);
     preemptions += request_preemptions;
+    return slowdown;
+  }
+  // The smallest and largest of each histogram's values over some of the requests.
+  struct Extremes {
+    uint64_t sojourn_min = UINT64_MAX, sojourn_max = 0;
+    uint64_t cpu_min = UINT64_MAX, cpu_max = 0;
+    uint64_t slowdown_min = UINT64_MAX, slowdown_max = 0;
+    void note(uint64_t sojourn, uint64_t cpu, uint64_t slowdown) {
+      sojourn_min = sojourn < sojourn_min ? sojourn : sojourn_min;
+      sojourn_max = sojourn > sojourn_max ? sojourn : sojourn_max;
+      cpu_min = cpu < cpu_min ? cpu : cpu_min;
+      cpu_max = cpu > cpu_max ? cpu : cpu_max;
+      slowdown_min = slowdown < slowdown_min ? slowdown : slowdown_min;
+      slowdown_max = slowdown > slowdown_max ? slowdown : slowdown_max;
+    }
+  };
+  // Takes the requests of `part` (a subset of those recorded here) out again; `left` are
+  // the extremes of the requests that remain (Histogram::remove).
+  void remove(const ClassStats& part, const Extremes& left) {
+    sojourn_ns.remove(part.sojourn_ns, left.sojourn_min, left.sojourn_max);
+    cpu_ns.remove(part.cpu_ns, left.cpu_min, left.cpu_max);
+    slowdown_milli.remove(part.slowdown_milli, left.slowdown_min, left.slowdown_max);
+    preemptions -= part.preemptions;
+    slowdown_on_nominal -= part.slowdown_on_nominal;
+    slowdown_on_cpu -= part.slowdown_on_cpu;
   }
   void merge(const ClassStats& other) {
     sojourn_ns.merge(other.sojourn_ns);

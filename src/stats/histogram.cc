@@ -41,6 +41,16 @@ void Histogram::merge(const Histogram& other) {
   overflow_ += other.overflow_;
 }
 
+void Histogram::remove(const Histogram& part, uint64_t min_left, uint64_t max_left) {
+  for (std::size_t i = 0; i < counts_.size(); ++i) counts_[i] -= part.counts_[i];
+  count_ -= part.count_;
+  // Exact: the values are integers, and sums below 2^53 are exact in a double.
+  sum_ -= part.sum_;
+  overflow_ -= part.overflow_;
+  min_ = count_ > 0 ? min_left : UINT64_MAX;
+  max_ = count_ > 0 ? max_left : 0;
+}
+
 void Histogram::clear() { *this = Histogram(); }
 
 uint64_t Histogram::value_at_percentile(double percentile) const {

@@ -19,6 +19,11 @@ class Histogram {
 
   void record(uint64_t value);
   void merge(const Histogram& other);
+  // Takes `part`'s values out again, where every value recorded in `part` was also
+  // recorded here: what is left is as if only the others had been recorded. The minimum
+  // and maximum of what is left cannot be derived from the two, so the caller gives them
+  // (ignored when nothing is left).
+  void remove(const Histogram& part, uint64_t min_left, uint64_t max_left);
   void clear();
 
   uint64_t count() const { return count_; }

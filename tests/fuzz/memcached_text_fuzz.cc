@@ -4,7 +4,7 @@
 // away as it arrives, a close ends the stream), once whole and once arriving in pieces
 // whose sizes come from the input. Checks that how the stream was cut changes nothing,
 // that no verdict claims bytes it was not given, that every request the framer accepts
-// parses, and that the reply framer stays within its input.
+// parses (and that the note it leaves for the handler says what the parse says), and that the reply framer stays within its input.
 //
 // CI runs it for a fixed number of inputs (ctest: fuzz.memcached_text). For longer:
 //   build/bin/quanta-fuzz-memcached-text -max_total_time=600 corpus/
@@ -82,6 +82,16 @@ std::vector<Outcome> frame_stream(const std::vector<unsigned char>& stream, cons
           }
           if (c.data != nullptr) {
             check(c.data + c.data_len + 2 == reinterpret_cast<const char*>(exact.data()) + f.length);
+          }
+          // The framer's note, where it gives one, is the command the parse read: the
+          // handler may take it instead of parsing again.
+          mc_command noted;
+          if (mc_command_from_note(exact.data(), f.length, f.note, &noted) == 0) {
+            check(f.note != 0 && (c.verb == MC_GET || c.verb == MC_GETS) && c.key_count == 1);
+            check(noted.verb == c.verb && noted.key_count == 1 && noted.keys[0].bytes == c.keys[0].bytes &&
+                  noted.keys[0].len == c.keys[0].len && noted.noreply == 0 && noted.data == nullptr);
+          } else {
+            check(f.note == 0);
           }
         } else {
           check(verdict == QUANTA_FRAME_REJECT && f.reply_len > 0);

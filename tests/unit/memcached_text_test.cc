@@ -246,6 +246,118 @@ TEST(MemcachedParse, RefusesWhatTheFramerWouldNot) {
   }
 }
 
+// Every verb is found by its own name, whatever its length (the lookup compares bytes only
+// where the length and the first byte agree), and a token that only starts like one is not.
+TEST(MemcachedParse, EveryVerbIsFoundByItsNameAndNoOther) {
+  for (int v = 0; v < MC_VERB_COUNT; ++v) {
+    const std::string name = mc_verb_name(static_cast<mc_verb>(v));
+    SCOPED_TRACE(name);
+    // Some verbs need more tokens: those answer ERROR, as an unknown verb does, so tell them
+    // apart by the verb the framer names when the line is whole.
+    const Framed full = frame(name + (v == MC_GET || v == MC_GETS || v == MC_DELETE ? " k\r\n"
+                                      : v == MC_INCR || v == MC_DECR ? " k 1\r\n"
+                                      : v == MC_TOUCH ? " k 0\r\n"
+                                      : v == MC_SCAN ? " k 1\r\n"
+                                      : v == MC_VERBOSITY ? " 1\r\n"
+                                      : v >= MC_SET && v <= MC_PREPEND ? " k 0 0 1\r\nx\r\n"
+                                      : v == MC_CAS ? " k 0 0 1 1\r\nx\r\n"
+                                      : "\r\n"));
+    if (v == MC_QUIT) {
+      EXPECT_EQ(full.verdict, QUANTA_FRAME_CLOSE);
+    } else {
+      EXPECT_EQ(full.verdict, QUANTA_FRAME_REQUEST);
+      EXPECT_EQ(full.verb, v);
+    }
+    // One byte more or less ("gets" less one is "get", a verb of its own), or another first
+    // byte, is no verb.
+    EXPECT_EQ(frame(name + "x k 1\r\n").reply, "ERROR\r\n");
+    if (v != MC_GETS) EXPECT_EQ(frame(name.substr(0, name.size() - 1) + " k 1\r\n").reply, "ERROR\r\n");
+    EXPECT_EQ(frame("x" + name.substr(1) + " k 1\r\n").reply, "ERROR\r\n");
+  }
+}
+
+// Tokens are split at runs of spaces wherever they fall, the key after the last space
+// running to the line's end.
+TEST(MemcachedParse, TokensSplitAtRunsOfSpaces) {
+  mc_command c = parse("get   a    bb\r\n");
+  ASSERT_EQ(c.key_count, 2u);
+  EXPECT_EQ(key(c, 0), "a");
+  EXPECT_EQ(key(c, 1), "bb");
+  c = parse("get " + std::string(250, 'k') + "   \r\n");
+  ASSERT_EQ(c.key_count, 1u);
+  EXPECT_EQ(c.keys[0].len, 250u);
+  EXPECT_EQ(frame("get " + std::string(251, 'k') + "\r\n").reply, "CLIENT_ERROR bad command line format\r\n");
+}
+
+// ---- the framer's note for the handler ----
+
+uint64_t note_of(const std::string& bytes) {
+  quanta_frame f{};
+  f.max_request_bytes = kLimit;
+  EXPECT_EQ(mc_frame_classified(bytes.data(), static_cast<uint32_t>(bytes.size()), &f), QUANTA_FRAME_REQUEST);
+  EXPECT_EQ(f.length, bytes.size());
+  return f.note;
+}
+
+// A get or gets of one key is noted, and the note gives the handler the very command a
+// second parse would: the same verb, the same key at the same place in the bytes.
+TEST(MemcachedNote, AOneKeyGetIsNotedAsTheParserWouldReadIt) {
+  for (const std::string bytes : {std::string("get k\r\n"), std::string("gets key:0000001234\r\n"),
+                                  std::string("get   spaced  \r\n"), std::string("get k\n"),
+                                  "get " + std::string(250, 'z') + "\r\n"}) {
+    SCOPED_TRACE(bytes);
+    const uint64_t note = note_of(bytes);
+    ASSERT_NE(note, 0u);
+    mc_command noted, parsed;
+    ASSERT_EQ(mc_command_from_note(bytes.data(), static_cast<uint32_t>(bytes.size()), note, &noted), 0);
+    ASSERT_EQ(mc_parse_command(bytes.data(), static_cast<uint32_t>(bytes.size()), &parsed), 0);
+    EXPECT_EQ(noted.verb, parsed.verb);
+    EXPECT_EQ(noted.key_count, 1u);
+    EXPECT_EQ(parsed.key_count, 1u);
+    EXPECT_EQ(noted.keys[0].bytes, parsed.keys[0].bytes);
+    EXPECT_EQ(noted.keys[0].len, parsed.keys[0].len);
+    EXPECT_EQ(noted.noreply, 0);
+    EXPECT_EQ(noted.data, nullptr);
+  }
+}
+
+// Every other command carries no note (its handler parses), and so does anything that is
+// not a request; a framer call that found no request leaves no note from an earlier one.
+TEST(MemcachedNote, OtherCommandsAndNonRequestsCarryNone) {
+  for (const std::string bytes : {"get a b\r\n", "set k 0 0 1\r\nx\r\n", "delete k\r\n", "version\r\n",
+                                  "scan k 5\r\n", "incr k 1\r\n"}) {
+    EXPECT_EQ(note_of(bytes), 0u) << bytes;
+  }
+  quanta_frame f{};
+  f.max_request_bytes = kLimit;
+  f.note = 12345;
+  EXPECT_EQ(mc_frame_classified("get k", 5, &f), QUANTA_FRAME_NEED_MORE);
+  EXPECT_EQ(f.note, 0u);
+  f.note = 12345;
+  EXPECT_EQ(mc_frame_classified("bogus\r\n", 7, &f), QUANTA_FRAME_REJECT);
+  EXPECT_EQ(f.note, 0u);
+}
+
+// A note that describes nothing, or points outside the bytes it is given, is refused: the
+// handler then parses, and never reads outside its payload.
+TEST(MemcachedNote, ANoteOutsideItsBytesOrOfAnotherKindIsRefused) {
+  const std::string bytes = "get k\r\n";
+  const uint32_t len = static_cast<uint32_t>(bytes.size());
+  mc_command c;
+  const uint64_t good = note_of(bytes);
+  ASSERT_EQ(mc_command_from_note(bytes.data(), len, good, &c), 0);
+  EXPECT_EQ(key(c, 0), "k");
+  EXPECT_EQ(mc_command_from_note(bytes.data(), len, 0, &c), -1);
+  // The same note on bytes too short to hold its key.
+  EXPECT_EQ(mc_command_from_note(bytes.data(), 4, good, &c), -1);
+  // The key's offset or length moved past the end, a length of 0, another verb's tag.
+  EXPECT_EQ(mc_command_from_note(bytes.data(), len, good + (uint64_t{len} << 32), &c), -1);
+  EXPECT_EQ(mc_command_from_note(bytes.data(), len, (good & ~0xffffff00ull) | (uint64_t{len} << 8), &c), -1);
+  EXPECT_EQ(mc_command_from_note(bytes.data(), len, good & ~0xffffff00ull, &c), -1);
+  EXPECT_EQ(mc_command_from_note(bytes.data(), len, (good & ~0xffull) | (1 + MC_SET), &c), -1);
+  EXPECT_EQ(mc_command_from_note(bytes.data(), len, (good & ~0xffull), &c), -1);
+}
+
 // ---- the client's reply framer ----
 
 struct ReplyFrame {

@@ -3,6 +3,7 @@
 // written here), including framers that say impossible things, which must be refused
 // rather than acted on.
 #include "net/wire_format.h"
+#include "runtime/request_run.h"
 
 #include <gtest/gtest.h>
 
@@ -162,7 +163,8 @@ TEST(DefaultWireFormat, ReplyPrefixAndOverloadedCarryTheId) {
 
 // ---- an app's protocol: a toy line protocol ----
 //
-//   "run <class> <text>\n"  a request of that class
+//   "run <class> <text>\n"  a request of that class (with a note for the handler: where
+//                           <text> starts, and the line's length)
 //   "bad ...\n"             answered "ERR\n", the line skipped
 //   "blob <n>\n"            answered "TOO BIG\n"; the n bytes after the line are thrown away
 //   "quit\n"                answered "BYE\n", then the connection closes
@@ -184,6 +186,8 @@ int toy_frame(const void* bytes, uint32_t len, quanta_frame* f) {
   if (text.rfind("run ", 0) == 0 && text.size() >= 5) {
     f->length = line;
     f->class_index = static_cast<uint32_t>(text[4] - '0');
+    // A note for the handler: where the text after the class starts, and the line's length.
+    if (text.size() > 6) f->note = uint64_t{6} << 32 | line;
     return QUANTA_FRAME_REQUEST;
   }
   if (text.rfind("bad", 0) == 0) {
@@ -387,6 +391,46 @@ TEST(AppWireFormat, ResponsesGoOutWithNothingBeforeThem) {
   done.response_len = 10;
   unsigned char out[WireFormat::kMaxPrefixBytes];
   EXPECT_EQ(kApp.reply_prefix(done, out), 0u);
+}
+
+// The framer's note goes with the request it framed, and with nothing else.
+TEST(AppWireFormat, TheFramersNoteGoesWithItsRequestOnly) {
+  FramedInput in = frame(kApp, "run 2 hello\nrun 0 next\n");
+  EXPECT_EQ(in.frame_note, uint64_t{6} << 32 | 12);
+  in = frame(kApp, "run 0\n");  // no text: the framer noted nothing
+  EXPECT_EQ(in.kind, InputKind::kRequest);
+  EXPECT_EQ(in.frame_note, 0u);
+  EXPECT_EQ(frame(kApp, "bad run 2 hello\n").frame_note, 0u);
+  // Through a tenant's socket too, which only changes the class.
+  const TenantWireFormat tenant(kApp, 1);
+  in = frame(tenant, "run 2 abc\n");
+  EXPECT_EQ(in.class_index, 1u);
+  EXPECT_EQ(in.frame_note, uint64_t{6} << 32 | 10);
+}
+
+// A record is filled with the note of the frame it carries (records are reused, so a note
+// of the record's last request must not stay), and the handler gets it in its request.
+TEST(FillRequest, TheHandlerGetsTheNoteOfItsOwnFrame) {
+  std::byte payload[64];
+  std::byte response[64];
+  Request r;
+  r.payload = payload;
+  r.response = response;
+  r.response_capacity = sizeof response;
+  static std::vector<uint64_t> seen;
+  seen.clear();
+  const auto handler = [](const quanta_request* request, quanta_response*) { seen.push_back(request->frame_note); };
+  for (const std::string bytes : {"run 1 first\n", "run 1\n", "run 2 third one\n"}) {
+    const FramedInput in = frame(kApp, bytes);
+    ASSERT_EQ(in.kind, InputKind::kRequest);
+    fill_request(r, in, reinterpret_cast<const unsigned char*>(bytes.data()), 1, nullptr, 1);
+    call_handler(handler, r);
+  }
+  // And a request of a protocol without notes, in the same record after a noted one.
+  const auto wire = wire_request(0, "x", 1);
+  fill_request(r, kDefault.frame(wire.data(), static_cast<uint32_t>(wire.size())), wire.data(), 2, nullptr, 1);
+  call_handler(handler, r);
+  EXPECT_EQ(seen, (std::vector<uint64_t>{uint64_t{6} << 32 | 12, 0, uint64_t{6} << 32 | 16, 0}));
 }
 
 TEST(FillRequest, CopiesThePayloadFromItsOffset) {
