@@ -37,6 +37,9 @@ struct Comparisons {
   bool pollYieldsToExit = true;
   // -quanta-flag-poll-at=latch|top: one place for every polled loop's read.
   PollAt flagPollAt = PollAt::Auto;
+  // -quanta-slow-path-preserve-most=0: the probes' slow-path calls use the C convention,
+  // which clobbers every caller-saved register (ProbeEmitter::slowPath()).
+  bool slowPathPreserveMost = true;
 };
 
 struct Config {
