@@ -23,21 +23,49 @@ ProbeEmitter::ProbeEmitter(Module& M, const Config& cfg)
 // differs from its callee's is undefined, and InstCombine deletes it). NonLazyBind: in PIC
 // code the call goes through the GOT, filled at load time, never through a lazily bound PLT
 // entry, whose resolver (glibc's _dl_runtime_resolve) saves only the argument registers
-// and may clobber r10. A static link turns it back into a direct call.
-CallInst* ProbeEmitter::callSlowPath(IRBuilder<>& B, StringRef name) {
+// and may clobber r10. A static link turns it back into a direct jump.
+Function* ProbeEmitter::slowPathDecl(StringRef name) {
   FunctionCallee slow = M_.getOrInsertFunction(name, Type::getVoidTy(C_));
-  CallingConv::ID cc = CallingConv::C;
-  if (auto* F = dyn_cast<Function>(slow.getCallee()); F && F->getFunctionType() == slow.getFunctionType()) {
-    if (F->isDeclaration() && F->getCallingConv() != slowCC_) {
-      F->setCallingConv(slowCC_);
-      for (User* U : F->users())
-        if (auto* CB = dyn_cast<CallBase>(U); CB && CB->getCalledOperand() == F) CB->setCallingConv(slowCC_);
-    }
-    if (slowCC_ != CallingConv::C) F->addFnAttr(Attribute::NonLazyBind);
-    cc = F->getCallingConv();
+  auto* F = dyn_cast<Function>(slow.getCallee());
+  if (!F || F->getFunctionType() != slow.getFunctionType()) return nullptr;
+  if (F->isDeclaration() && F->getCallingConv() != slowCC_) {
+    F->setCallingConv(slowCC_);
+    for (User* U : F->users())
+      if (auto* CB = dyn_cast<CallBase>(U); CB && CB->getCalledOperand() == F) CB->setCallingConv(slowCC_);
   }
-  CallInst* call = B.CreateCall(slow);
-  call->setCallingConv(cc);
+  if (slowCC_ != CallingConv::C) F->addFnAttr(Attribute::NonLazyBind);
+  return F;
+}
+
+// Probes call a private stub that jumps on through the GOT (a musttail call). Calling the
+// GOT entry from the probe itself would be as safe, but machine LICM hoists the entry's
+// address out of the loop, and the register allocator then keeps it in a register across
+// the whole loop (zlib's flag build: 66 such registers more, and more instructions than
+// with C calls). A direct call to the stub takes no register. musttail also keeps the stub
+// frameless: a stub that called and returned would need the stack realigned (see the
+// reload below).
+CallInst* ProbeEmitter::callSlowPath(IRBuilder<>& B, StringRef name) {
+  Function* F = slowPathDecl(name);
+  if (!F) return B.CreateCall(M_.getOrInsertFunction(name, Type::getVoidTy(C_)));
+  Function* callee = F;
+  if (slowCC_ != CallingConv::C) {
+    std::string stubName = ("__" + name + "_stub").str();
+    callee = M_.getFunction(stubName);
+    if (!callee) {
+      callee = Function::Create(F->getFunctionType(), GlobalValue::PrivateLinkage, stubName, M_);
+      callee->setCallingConv(slowCC_);
+      callee->addFnAttr(Attribute::NoInline);
+      callee->addFnAttr(Attribute::Cold);
+      callee->addFnAttr(Attribute::NoUnwind);
+      IRBuilder<> SB(BasicBlock::Create(C_, "entry", callee));
+      CallInst* jump = SB.CreateCall(F);
+      jump->setCallingConv(slowCC_);
+      jump->setTailCallKind(CallInst::TCK_MustTail);
+      SB.CreateRetVoid();
+    }
+  }
+  CallInst* call = B.CreateCall(callee);
+  call->setCallingConv(callee->getCallingConv());
   return call;
 }
 
@@ -137,7 +165,11 @@ Value* ProbeEmitter::flagSlowReload(IRBuilder<>& B) {
     // value in. Pushing the frame pointer aligns the stack instead, and is popped into itself.
     if (slowCC_ != CallingConv::C) flagReload_->addFnAttr("frame-pointer", "all");
     IRBuilder<> RB(BasicBlock::Create(C_, "entry", flagReload_));
-    callSlowPath(RB, "quanta_flag_probe_slow");
+    // Not through the stub: the reload runs once per call, so the GOT entry's address is
+    // never kept in a register.
+    Function* slow = slowPathDecl("quanta_flag_probe_slow");
+    CallInst* yield = slow ? RB.CreateCall(slow) : RB.CreateCall(M_.getOrInsertFunction("quanta_flag_probe_slow", Type::getVoidTy(C_)));
+    if (slow) yield->setCallingConv(slow->getCallingConv());
     CallInst* fresh = RB.CreateCall(pointer);
     fresh->setCallingConv(slowCC_);
     RB.CreateRet(fresh);

@@ -59,8 +59,12 @@ class ProbeEmitter {
   // general-purpose register but r11 survives the call, so a hot loop need not spill around
   // its probes' rare calls), C elsewhere and with -quanta-slow-path-preserve-most=0.
   llvm::CallingConv::ID slowPathCC() const { return slowCC_; }
-  // Calls the runtime's void slow path `name` with slowPathCC() at B's insertion point.
+  // Calls the runtime's void slow path `name` with slowPathCC() at B's insertion point
+  // (through a private stub under preserve_most).
   llvm::CallInst* callSlowPath(llvm::IRBuilder<>& B, llvm::StringRef name);
+  // The declaration of the runtime's slow path `name`, with slowPathCC() (null if the module
+  // declares `name` with another type).
+  llvm::Function* slowPathDecl(llvm::StringRef name);
 
  private:
   void emitClockProbe(llvm::Instruction* at, bool count = true);

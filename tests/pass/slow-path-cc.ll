@@ -1,7 +1,9 @@
 ; On x86-64 the probes call their slow paths with preserve_most: the declaration, every
 ; call (those the module already had, as from quanta/probe.h's inline probes, too) and the
 ; flag mode's private reload functions. nonlazybind: in PIC code the call goes through the
-; GOT, never through a lazily bound PLT entry, whose resolver may clobber r10.
+; GOT, never through a lazily bound PLT entry, whose resolver may clobber r10. Probes call
+; a private stub that jumps on (musttail), so that no loop keeps the GOT entry's address in
+; a register.
 ; RUN: %opt -passes=quanta-clock -quanta-bound=10 -S %s | FileCheck %s --check-prefix=CLOCK
 ; RUN: %opt -passes=quanta-flag -S %s | FileCheck %s --check-prefix=FLAG
 ; RUN: %opt -passes=quanta-clock -quanta-bound=10 -quanta-slow-path-preserve-most=0 -S %s | FileCheck %s --check-prefix=OFF
@@ -9,6 +11,7 @@
 ; Code generation: a GOT call in PIC, and a hot loop whose values outlive the probe keeps
 ; them in registers the C convention would clobber.
 ; RUN: %opt -passes=quanta-flag -S %s | %llc -O2 -relocation-model=pic | FileCheck %s --check-prefix=ASM
+; RUN: %opt -passes=quanta-clock -quanta-bound=10 -S %s | %llc -O2 -relocation-model=pic | FileCheck %s --check-prefix=CASM
 ; Other targets keep C: the runtime defines the slow paths so on x86-64 only.
 ; RUN: sed 's/x86_64-unknown-linux-gnu/aarch64-unknown-linux-gnu/' %s | %opt -passes=quanta-clock -quanta-bound=10 -S | FileCheck %s --check-prefix=OFF
 target triple = "x86_64-unknown-linux-gnu"
@@ -18,15 +21,27 @@ declare void @quanta_probe_slow()
 ; CLOCK: declare preserve_mostcc void @quanta_probe_slow() [[ATTR:#[0-9]+]]
 ; CLOCK-LABEL: define i64 @chain(
 ; CLOCK: call i64 @llvm.readcyclecounter()
-; CLOCK: call preserve_mostcc void @quanta_probe_slow()
+; CLOCK: call preserve_mostcc void @__quanta_probe_slow_stub()
 ; CLOCK-LABEL: define void @hand_probe(
 ; CLOCK-NEXT: call preserve_mostcc void @quanta_probe_slow()
+; CLOCK-LABEL: define private preserve_mostcc void @__quanta_probe_slow_stub()
+; CLOCK-NEXT: entry:
+; CLOCK-NEXT: musttail call preserve_mostcc void @quanta_probe_slow()
+; CLOCK-NEXT: ret void
 ; CLOCK: attributes [[ATTR]] = { nonlazybind }
 ; OFF: declare void @quanta_probe_slow(){{$}}
 ; OFF-LABEL: define i64 @chain(
 ; OFF: call void @quanta_probe_slow()
 ; OFF-LABEL: define void @hand_probe(
 ; OFF-NEXT: call void @quanta_probe_slow()
+; OFF-NOT: _stub
+; CASM-LABEL: chain:
+; CASM: callq .L__quanta_probe_slow_stub
+; CASM-LABEL: hand_probe:
+; CASM: callq *quanta_probe_slow@GOTPCREL(%rip)
+; CASM-LABEL: .L__quanta_probe_slow_stub:
+; CASM-NEXT: # %bb.0:
+; CASM-NEXT: jmpq *quanta_probe_slow@GOTPCREL(%rip) # TAILCALL
 define i64 @chain(i64 %x) {
   %a1 = add i64 %x, 1
   %a2 = mul i64 %a1, %x
