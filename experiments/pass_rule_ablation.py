@@ -50,6 +50,9 @@ RULES = {
     "adaptive": "-mllvm -quanta-adaptive=0",
     "cycle-ticks": "-mllvm -quanta-cycle-ticks=0",
     "slow-path-preserve-most": "-mllvm -quanta-slow-path-preserve-most=0",
+    # Not a switch-off: clock mode calls its slow paths with C by default, and this row
+    # shows what preserve_most would change there (docs/pass-internals.md).
+    "slow-path-preserve-most-on": "-mllvm -quanta-slow-path-preserve-most=1",
 }
 DEFAULT_PROGRAMS = "zlib,lz4,bzip2,lua,fairymax"
 

@@ -55,9 +55,9 @@ class ProbeEmitter {
   void readsFlagSlot(llvm::CallInst* marker, llvm::Value* slot) { slotOf_[marker] = slot; }
   // The runtime's thread-local `name` (initial-exec); `define` makes a weak definition.
   llvm::GlobalVariable* tlsGlobal(llvm::StringRef name, llvm::Type* ty, bool define);
-  // The calling convention of the probes' slow paths: preserve_most on x86-64 (every
-  // general-purpose register but r11 survives the call, so a hot loop need not spill around
-  // its probes' rare calls), C elsewhere and with -quanta-slow-path-preserve-most=0.
+  // The calling convention of the probes' slow paths: preserve_most on x86-64 in flag mode
+  // (every general-purpose register but r11 survives the call, so a hot loop need not spill
+  // around its probes' rare calls), C elsewhere (Comparisons::slowPathCC).
   llvm::CallingConv::ID slowPathCC() const { return slowCC_; }
   // Calls the runtime's void slow path `name` with slowPathCC() at B's insertion point
   // (through a private stub under preserve_most).

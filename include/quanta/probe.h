@@ -46,8 +46,8 @@ extern __thread int64_t quanta_tick_budget QUANTA_TLS;
  *
  * The runtime defines both with clang's preserve_most convention on x86-64: they keep every
  * general-purpose register but r11 (and the flags and vector registers, as C does not),
- * so the pass's probes, which call them that way, do not make a hot loop spill around
- * them (docs/pass-internals.md, "Slow-path convention"). A caller that uses the C
+ * so that the pass's probes, which call them that way (flag mode, by default), do not make a
+ * hot loop spill around them (docs/pass-internals.md, "Slow-path convention"). A caller that uses the C
  * convention, as these declarations do, is still right: it only assumes that fewer
  * registers survive. They stay C here so that any compiler can call them, and so that a
  * call through a lazily bound PLT, whose resolver may clobber r10, is right too.

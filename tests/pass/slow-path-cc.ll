@@ -1,19 +1,21 @@
-; On x86-64 the probes call their slow paths with preserve_most: the declaration, every
-; call (those the module already had, as from quanta/probe.h's inline probes, too) and the
-; flag mode's private reload functions. nonlazybind: in PIC code the call goes through the
-; GOT, never through a lazily bound PLT entry, whose resolver may clobber r10. Probes call
-; a private stub that jumps on (musttail), so that no loop keeps the GOT entry's address in
-; a register.
-; RUN: %opt -passes=quanta-clock -quanta-bound=10 -S %s | FileCheck %s --check-prefix=CLOCK
-; RUN: %opt -passes=quanta-flag -S %s | FileCheck %s --check-prefix=FLAG
+; On x86-64 the probes call their slow paths with preserve_most, by default in flag mode
+; only (clock mode with -quanta-slow-path-preserve-most=1): the declaration, every call
+; (those the module already had, as from quanta/probe.h's inline probes, too), the flag
+; mode's private reload functions, and the clock twins of a flag module. nonlazybind: in PIC
+; code the call goes through the GOT, never through a lazily bound PLT entry, whose resolver
+; may clobber r10. Probes call a private stub that jumps on (musttail), so that no loop
+; keeps the GOT entry's address in a register.
+; RUN: %opt -passes=quanta-clock -quanta-bound=10 -quanta-slow-path-preserve-most=1 -S %s | FileCheck %s --check-prefix=CLOCK
+; RUN: %opt -passes=quanta-flag -quanta-bound=10 -S %s | FileCheck %s --check-prefix=FLAG
+; RUN: %opt -passes=quanta-clock -quanta-bound=10 -S %s | FileCheck %s --check-prefix=OFF
 ; RUN: %opt -passes=quanta-clock -quanta-bound=10 -quanta-slow-path-preserve-most=0 -S %s | FileCheck %s --check-prefix=OFF
 ; RUN: %opt -passes=quanta-flag -quanta-slow-path-preserve-most=0 -S %s | FileCheck %s --check-prefix=FLAGOFF
 ; Code generation: a GOT call in PIC, and a hot loop whose values outlive the probe keeps
 ; them in registers the C convention would clobber.
 ; RUN: %opt -passes=quanta-flag -S %s | %llc -O2 -relocation-model=pic | FileCheck %s --check-prefix=ASM
-; RUN: %opt -passes=quanta-clock -quanta-bound=10 -S %s | %llc -O2 -relocation-model=pic | FileCheck %s --check-prefix=CASM
+; RUN: %opt -passes=quanta-clock -quanta-bound=10 -quanta-slow-path-preserve-most=1 -S %s | %llc -O2 -relocation-model=pic | FileCheck %s --check-prefix=CASM
 ; Other targets keep C: the runtime defines the slow paths so on x86-64 only.
-; RUN: sed 's/x86_64-unknown-linux-gnu/aarch64-unknown-linux-gnu/' %s | %opt -passes=quanta-clock -quanta-bound=10 -S | FileCheck %s --check-prefix=OFF
+; RUN: sed 's/x86_64-unknown-linux-gnu/aarch64-unknown-linux-gnu/' %s | %opt -passes=quanta-clock -quanta-bound=10 -quanta-slow-path-preserve-most=1 -S | FileCheck %s --check-prefix=OFF
 target triple = "x86_64-unknown-linux-gnu"
 
 declare void @quanta_probe_slow()
@@ -72,6 +74,9 @@ define void @hand_probe() {
 ; FLAG: load atomic volatile i32
 ; FLAG: call preserve_mostcc ptr @__quanta_flag_reload()
 ; FLAG: ret i64
+; The clock twin of @chain (-quanta-bound=10 gives it a probe) calls as the flag code does.
+; FLAG-LABEL: define internal i64 @chain.quanta_clock(
+; FLAG: call preserve_mostcc void @__quanta_probe_slow_stub()
 ; FLAG-LABEL: define private preserve_mostcc ptr @__quanta_flag_pointer() #{{[0-9]+}} {
 ; FLAG: define private preserve_mostcc ptr @__quanta_flag_reload() [[RATTR:#[0-9]+]] {
 ; FLAG-NEXT: entry:
@@ -79,8 +84,8 @@ define void @hand_probe() {
 ; FLAG-NEXT: [[R:%.*]] = call preserve_mostcc ptr @__quanta_flag_pointer()
 ; FLAG-NEXT: ret ptr [[R]]
 ; FLAG: declare preserve_mostcc void @quanta_flag_probe_slow() [[FATTR:#[0-9]+]]
-; FLAG: attributes [[RATTR]] = { cold noinline nounwind "frame-pointer"="all" }
-; FLAG: attributes [[FATTR]] = { nonlazybind }
+; FLAG-DAG: attributes [[RATTR]] = { cold noinline nounwind "frame-pointer"="all" }
+; FLAG-DAG: attributes [[FATTR]] = { nonlazybind }
 ; FLAGOFF: call ptr @__quanta_flag_reload()
 ; FLAGOFF-LABEL: define private ptr @__quanta_flag_reload() #{{[0-9]+}} {
 ; FLAGOFF: call void @quanta_flag_probe_slow()
