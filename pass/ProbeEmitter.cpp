@@ -46,15 +46,15 @@ Function* ProbeEmitter::slowPathDecl(StringRef name) {
 // Probes call a private stub that jumps on through the GOT (a musttail call). Calling the
 // GOT entry from the probe itself would be as safe, but machine LICM hoists the entry's
 // address out of the loop, and the register allocator then keeps it in a register across
-// the whole loop (zlib's flag build: 66 such registers more, and more instructions than
-// with C calls). A direct call to the stub takes no register. musttail also keeps the stub
-// frameless: a stub that called and returned would need the stack realigned (see the
-// reload below).
+// the whole loop (zlib's flag build: callee-saved rbp and r13 in its hot loops). A direct
+// call to the stub takes no register. musttail also keeps the stub frameless: a stub that
+// called and returned would need the stack realigned (see the reload below). A module that
+// defines the slow path itself keeps its definition's convention, and gets no stub.
 CallInst* ProbeEmitter::callSlowPath(IRBuilder<>& B, StringRef name) {
   Function* F = slowPathDecl(name);
   if (!F) return B.CreateCall(M_.getOrInsertFunction(name, Type::getVoidTy(C_)));
   Function* callee = F;
-  if (slowCC_ != CallingConv::C) {
+  if (slowCC_ != CallingConv::C && F->getCallingConv() == slowCC_) {
     std::string stubName = ("__" + name + "_stub").str();
     callee = M_.getFunction(stubName);
     if (!callee) {
@@ -173,9 +173,10 @@ Value* ProbeEmitter::flagSlowReload(IRBuilder<>& B) {
     IRBuilder<> RB(BasicBlock::Create(C_, "entry", flagReload_));
     // Not through the stub: the reload runs once per call, so the GOT entry's address is
     // never kept in a register.
-    Function* slow = slowPathDecl("quanta_flag_probe_slow");
-    CallInst* yield = slow ? RB.CreateCall(slow) : RB.CreateCall(M_.getOrInsertFunction("quanta_flag_probe_slow", Type::getVoidTy(C_)));
-    if (slow) yield->setCallingConv(slow->getCallingConv());
+    if (Function* slow = slowPathDecl("quanta_flag_probe_slow"))
+      RB.CreateCall(slow)->setCallingConv(slow->getCallingConv());
+    else
+      RB.CreateCall(M_.getOrInsertFunction("quanta_flag_probe_slow", Type::getVoidTy(C_)));
     CallInst* fresh = RB.CreateCall(pointer);
     fresh->setCallingConv(slowCC_);
     RB.CreateRet(fresh);
