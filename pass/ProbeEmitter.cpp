@@ -47,7 +47,7 @@ Function* ProbeEmitter::slowPathDecl(StringRef name) {
 // GOT entry from the probe itself would be as safe, but machine LICM hoists the entry's
 // address out of the loop, and the register allocator then keeps it in a register across
 // the whole loop (zlib's flag build: callee-saved rbp and r13 in its hot loops). A direct
-// call to the stub takes no register. musttail also keeps the stub frameless: a stub that
+// call to the stub takes no register (measured against the GOT call: docs/pass-internals.md). musttail also keeps the stub frameless: a stub that
 // called and returned would need the stack realigned (see the reload below). A module that
 // defines the slow path itself keeps its definition's convention, and gets no stub.
 CallInst* ProbeEmitter::callSlowPath(IRBuilder<>& B, StringRef name) {
