@@ -19,8 +19,13 @@ rule changes (a clock read costs ~12-19 ns here, docs/pass-results.md; an instru
 under one). A rule pays on a program when switching it off raises either count. Every
 build's output must equal the plain build's; the script exits 1 if one does not.
 
+With --mode flag the builds are flag-mode ones (flag and flag-count), and the counting
+build's executed polls stand in for clock reads. --instructions-only skips the counting
+builds (for a rule that changes code generation, not where probes go).
+
 usage: experiments/pass_rule_ablation.py [--programs zlib,lz4,bzip2,lua,fairymax]
-           [--rules all|name,...] [--bin-dir DIR] [--out FILE] [--table FILE]
+           [--rules all|name,...] [--mode clock|flag] [--instructions-only]
+           [--bin-dir DIR] [--out FILE] [--table FILE]
 """
 import argparse
 import json
@@ -44,6 +49,10 @@ RULES = {
     "stride-over-children": "-mllvm -quanta-stride-over-children=0",
     "adaptive": "-mllvm -quanta-adaptive=0",
     "cycle-ticks": "-mllvm -quanta-cycle-ticks=0",
+    "slow-path-preserve-most": "-mllvm -quanta-slow-path-preserve-most=0",
+    # Not a switch-off: clock mode calls its slow paths with C by default, and this row
+    # shows what preserve_most would change there (docs/pass-internals.md).
+    "slow-path-preserve-most-on": "-mllvm -quanta-slow-path-preserve-most=1",
 }
 DEFAULT_PROGRAMS = "zlib,lz4,bzip2,lua,fairymax"
 
@@ -56,6 +65,9 @@ def parse_args(argv):
     ap.add_argument("--programs", default=DEFAULT_PROGRAMS,
                     help=f"comma-separated subset of: {' '.join(real_programs.PROGRAMS)}")
     ap.add_argument("--rules", default="all", help=f"'all' or comma-separated: {' '.join(RULES)}")
+    ap.add_argument("--mode", default="clock", help="clock (default) or flag: the pass mode of the builds")
+    ap.add_argument("--instructions-only", action="store_true",
+                    help="skip the counting builds and their clock reads (or polls)")
     ap.add_argument("--bin-dir", default=os.path.join(ROOT, "third_party_src", "realbench", "ablation"),
                     help="where the builds go, one directory per rule")
     ap.add_argument("--plain-dir", default=os.path.join(ROOT, "third_party_src", "realbench", "out"),
@@ -67,6 +79,8 @@ def parse_args(argv):
     a = ap.parse_args(argv)
     if a.table:
         return a
+    if a.mode not in ("clock", "flag"):
+        raise UsageError(f"--mode: unknown mode '{a.mode}' (expected clock or flag)")
     a.programs = [p for p in a.programs.split(",") if p]
     bad = [p for p in a.programs if p not in real_programs.PROGRAMS]
     if bad or not a.programs:
@@ -142,11 +156,12 @@ def run(a):
         ins, out = instructions(work, inputs, p, build(a, p, "none", a.plain_dir, ""))
         plain[p] = {"instructions": ins, "output": out}
     for rule in a.rules:
-        out_dir = os.path.join(a.bin_dir, rule)
+        out_dir = os.path.join(a.bin_dir, rule if a.mode == "clock" else f"{rule}-{a.mode}")
         results[rule] = {"flags": RULES[rule], "programs": {}}
         for p in a.programs:
-            ins, out = instructions(work, inputs, p, build(a, p, "clock", out_dir, RULES[rule]))
-            reads = clock_reads(work, inputs, p, build(a, p, "clock-count", out_dir, RULES[rule]))
+            ins, out = instructions(work, inputs, p, build(a, p, a.mode, out_dir, RULES[rule]))
+            reads = 0 if a.instructions_only else clock_reads(
+                work, inputs, p, build(a, p, f"{a.mode}-count", out_dir, RULES[rule]))
             if out != plain[p]["output"]:
                 mismatches.append(f"{p} with {rule} off")
             results[rule]["programs"][p] = {
@@ -160,7 +175,9 @@ def run(a):
             m["instructions_vs_baseline_pct"] = 100.0 * (m["instructions"] - base[p]["instructions"]) / base[p]["instructions"]
             m["clock_reads_vs_baseline_pct"] = (100.0 * (m["clock_reads"] - base[p]["clock_reads"]) / base[p]["clock_reads"]
                                                 if base[p]["clock_reads"] else None)
-    report = {"config": {"programs": a.programs, "rules": a.rules, "input": "bench/real_programs.py --quick inputs",
+    report = {"config": {"programs": a.programs, "rules": a.rules, "mode": a.mode,
+                         "instructions_only": a.instructions_only,
+                         "input": "bench/real_programs.py --quick inputs",
                          "seconds": round(time.time() - t0, 1)},
               "plain_instructions": {p: v["instructions"] for p, v in plain.items()},
               "rules_off": results, "output_mismatches": mismatches}
@@ -174,7 +191,10 @@ def table(report):
         cells = []
         for p in progs:
             m = r["programs"][p]
-            if rule == "baseline":
+            if report["config"].get("instructions_only"):
+                cells.append(f"{m['instruction_overhead_pct']:+.2f}% instr"
+                             + ("" if rule == "baseline" else f" ({m['instructions_vs_baseline_pct']:+.2f}%)"))
+            elif rule == "baseline":
                 cells.append(f"{m['instruction_overhead_pct']:+.1f}% instr, {m['clock_reads']:,} reads")
             else:
                 reads = m["clock_reads_vs_baseline_pct"]

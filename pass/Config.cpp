@@ -46,6 +46,9 @@ static cl::opt<bool> OptStrideOverChildren("quanta-stride-over-children", cl::in
                                            cl::desc("a loop whose dynamic children all keep the budget strides on its IV"));
 static cl::opt<bool> OptPollYieldsToExit("quanta-flag-poll-yields-to-exit", cl::init(true), cl::Hidden,
                                          cl::desc("flag: a loop over budgeted children shares its exit test rather than polling"));
+static cl::opt<cl::boolOrDefault> OptSlowPreserveMost(
+    "quanta-slow-path-preserve-most", cl::Hidden,
+    cl::desc("x86-64: probes call their slow paths with preserve_most (1) or C (0); default: flag mode only"));
 static cl::opt<PollAt> OptFlagPollAt(
     "quanta-flag-poll-at", cl::init(PollAt::Auto), cl::Hidden, cl::desc("flag mode: where a polled loop reads the flag"),
     cl::values(clEnumValN(PollAt::Auto, "auto", "at the top where paths meet at the latch, else on the back-edge"),
@@ -169,6 +172,8 @@ Config loadConfig(std::string& error) {
   if (!c.statsFile.empty()) c.stats = true;
   c.compare = Comparisons{true, OptCallSummaries, OptMergeExit, OptStrideOverChildren,
                           OptPollYieldsToExit, OptFlagPollAt};
+  if (OptSlowPreserveMost == cl::BOU_TRUE) c.compare.slowPathCC = SlowPathCC::PreserveMost;
+  if (OptSlowPreserveMost == cl::BOU_FALSE) c.compare.slowPathCC = SlowPathCC::C;
   c.compare.cycleTicks = r.pickBool(OptCycleTicks, "QUANTA_CYCLE_TICKS", true);
   error = r.error;
   return c;

@@ -17,6 +17,9 @@ const char* modeName(Mode m);
 // Flag mode: where a polled loop reads the flag.
 enum class PollAt { Auto, Latch, Top };
 
+// The convention of the probes' slow-path calls (Comparisons::slowPathCC).
+enum class SlowPathCC { Auto, PreserveMost, C };
+
 // Switches that turn one placement rule off, so that a test or a measurement can show what
 // the rule changes. Hidden options with no environment variable (not configuration), except
 // cycleTicks, which a whole-program build through the wrappers can only set by variable.
@@ -37,6 +40,10 @@ struct Comparisons {
   bool pollYieldsToExit = true;
   // -quanta-flag-poll-at=latch|top: one place for every polled loop's read.
   PollAt flagPollAt = PollAt::Auto;
+  // -quanta-slow-path-preserve-most=1|0: the probes call their slow paths with
+  // preserve_most (1) or C (0) on x86-64 in every mode. Unset: preserve_most in flag mode,
+  // where it pays, C in clock and counter mode, where it does not (ProbeEmitter.h).
+  SlowPathCC slowPathCC = SlowPathCC::Auto;
 };
 
 struct Config {

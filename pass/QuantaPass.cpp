@@ -262,6 +262,9 @@ bool QuantaPass::instrument(Module& M, FunctionAnalysisManager& FAM, raw_ostream
   if (withTwins && !twins.twins.empty()) {
     Config clockCfg = cfg;
     clockCfg.mode = Mode::Clock;
+    // The twins call the slow paths as the flag code does: one convention per module
+    // (ProbeEmitter's stubs and declarations are shared).
+    if (clockCfg.compare.slowPathCC == SlowPathCC::Auto) clockCfg.compare.slowPathCC = SlowPathCC::PreserveMost;
     twinSt = instrumentFunctions(M, FAM, clockCfg, twins.twins, false, plans);
     emitTwinTable(M, twins);
   }

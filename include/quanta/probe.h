@@ -42,9 +42,21 @@ extern __thread const volatile uint32_t* quanta_flag_word QUANTA_TLS;
 extern __thread int64_t quanta_tick_budget QUANTA_TLS;
 
 /* Slow paths: called only when a probe fires. Not inlined on purpose: keeps the probe
- * small enough that the compiler does not spill around it. */
-void quanta_probe_slow(void);
-void quanta_flag_probe_slow(void);
+ * small enough that the compiler does not spill around it.
+ *
+ * The runtime defines both with clang's preserve_most convention on x86-64: they keep every
+ * general-purpose register but r11 (and the flags and vector registers, as C does not),
+ * so that the pass's probes, which call them that way (flag mode, by default), do not make a
+ * hot loop spill around them (docs/pass-internals.md, "Slow-path convention"). A caller that uses the C
+ * convention, as these declarations do, is still right: it only assumes that fewer
+ * registers survive. They stay C here so that any compiler can call them, and so that a
+ * call through a lazily bound PLT, whose resolver may clobber r10, is right too.
+ * QUANTA_SLOW_PATH_CC is for the runtime's own definitions (probe_abi.cc). */
+#ifndef QUANTA_SLOW_PATH_CC
+#define QUANTA_SLOW_PATH_CC
+#endif
+QUANTA_SLOW_PATH_CC void quanta_probe_slow(void);
+QUANTA_SLOW_PATH_CC void quanta_flag_probe_slow(void);
 
 /* Gives up the CPU now (if preemption is enabled). A no-op outside a task. */
 void quanta_yield(void);

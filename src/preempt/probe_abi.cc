@@ -1,6 +1,16 @@
 // The probe ABI's out-of-line half: what happens when a probe fires, the clock half of the
 // pass's adaptive loop probes, explicit yields, and the preempt-disable counter. The inline
 // half is in include/quanta/probe.h.
+//
+// The two slow paths are defined with preserve_most (probe.h says why; the pass calls them
+// that way on x86-64). Defined before any include, so that probe.h declares them so in this
+// file only. Their bodies are ordinary C++: clang saves, in their own frame on the task's
+// stack, each register the convention keeps that they or their callees may clobber, and
+// restores it on return, on whichever thread the task resumes.
+#if !defined(__clang__) || !defined(__x86_64__)
+#error "the probe slow paths need clang's preserve_most on x86-64 (the pass calls them with it)"
+#endif
+#define QUANTA_SLOW_PATH_CC __attribute__((preserve_most))
 #include "core/task.h"
 #include "preempt/clock_gap.h"
 #include "preempt/preempt_state.h"

@@ -21,5 +21,6 @@ plugin = config.quanta_plugin
 config.substitutions.append(("%opt", f"{llvm_bin}/opt -load-pass-plugin={plugin}"))
 config.substitutions.append(("%clang", f"{llvm_bin}/clang -fno-discard-value-names -fpass-plugin={plugin} -Xclang -load -Xclang {plugin}"))
 config.substitutions.append(("%plugin", plugin))
+config.substitutions.append(("%llc", f"{llvm_bin}/llc"))
 config.substitutions.append(("%wrappers", config.wrapper_dir))
 config.substitutions.append(("%quanta_include", os.path.join(os.path.dirname(__file__), "..", "..", "include")))

@@ -34,7 +34,7 @@ long quanta_helper(const long* p) { return work(p); }
 
 // CHECK-LABEL: define {{.*}} @unmarked(
 // CHECK: call void @quanta_preempt_disable()
-// CHECK: call void @{{quanta_probe_slow|quanta_flag_probe_slow}}()
+// CHECK: call {{(preserve_mostcc )?}}void @{{(__)?(quanta_probe_slow|quanta_flag_probe_slow)(_stub)?}}()
 // CHECK: ret i64
 long unmarked(const long* p) {
   pthread_mutex_lock(&mu);

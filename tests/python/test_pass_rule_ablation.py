@@ -52,3 +52,25 @@ def test_the_table_has_a_row_per_rule_with_changes_against_the_baseline(tmp_path
     assert lines[0] == "| rule switched off | lua |"
     assert lines[2] == "| none (the pass as it is) | +29.4% instr, 50 reads |"
     assert lines[3] == "| cycle-ticks | -0.5% / +99% |"
+
+
+def test_an_unknown_mode_is_refused_naming_the_option():
+    r = run("--mode", "counter")
+    assert r.returncode == 2
+    assert "--mode" in r.stderr and "counter" in r.stderr
+
+
+def test_an_instructions_only_table_shows_the_change_against_the_baseline(tmp_path):
+    def prog(ins_pct, vs_pct):
+        return {"instructions": 1, "clock_reads": 0, "instruction_overhead_pct": ins_pct,
+                "instructions_vs_baseline_pct": vs_pct, "clock_reads_vs_baseline_pct": None}
+    report = {"config": {"programs": ["lz4"], "instructions_only": True},
+              "rules_off": {"baseline": {"programs": {"lz4": prog(5.0, 0.0)}},
+                            "slow-path-preserve-most": {"programs": {"lz4": prog(6.25, 1.19)}}}}
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps(report))
+    r = run("--table", str(path))
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.strip().splitlines()
+    assert lines[2] == "| none (the pass as it is) | +5.00% instr |"
+    assert lines[3] == "| slow-path-preserve-most | +6.25% instr (+1.19%) |"
