@@ -21,7 +21,12 @@ ProbeEmitter::ProbeEmitter(Module& M, const Config& cfg)
   // +-0.7% on four and 3.2% more on sqlite3.
   const bool preserve = cfg.compare.slowPathCC == SlowPathCC::Auto ? cfg.mode == Mode::Flag
                                                                      : cfg.compare.slowPathCC == SlowPathCC::PreserveMost;
-  if (preserve && Triple(M.getTargetTriple()).getArch() == Triple::x86_64) slowCC_ = CallingConv::PreserveMost;
+  // And only in position-independent code (-fPIC, -fPIE, the default of Debian's clang),
+  // whose calls go through the GOT (nonlazybind, below): code built without it calls an
+  // external function through the PLT, and with the runtime in libquanta.so the first call
+  // would run the lazy resolver, which may clobber r10.
+  if (preserve && Triple(M.getTargetTriple()).getArch() == Triple::x86_64 && M.getPICLevel() != PICLevel::NotPIC)
+    slowCC_ = CallingConv::PreserveMost;
 }
 
 // The declaration takes the convention, and so does every call to it already in the

@@ -14,6 +14,9 @@
 ; them in registers the C convention would clobber.
 ; RUN: %opt -passes=quanta-flag -S %s | %llc -O2 -relocation-model=pic | FileCheck %s --check-prefix=ASM
 ; RUN: %opt -passes=quanta-clock -quanta-bound=10 -quanta-slow-path-preserve-most=1 -S %s | %llc -O2 -relocation-model=pic | FileCheck %s --check-prefix=CASM
+; Code that is not position-independent keeps C: its calls to the runtime in libquanta.so
+; would go through a lazily bound PLT entry (no GOT call without PIC).
+; RUN: sed '/PIC Level/d; /llvm.module.flags/d' %s | %opt -passes=quanta-flag -quanta-slow-path-preserve-most=1 -S | FileCheck %s --check-prefix=FLAGOFF
 ; Other targets keep C: the runtime defines the slow paths so on x86-64 only.
 ; RUN: sed 's/x86_64-unknown-linux-gnu/aarch64-unknown-linux-gnu/' %s | %opt -passes=quanta-clock -quanta-bound=10 -quanta-slow-path-preserve-most=1 -S | FileCheck %s --check-prefix=OFF
 target triple = "x86_64-unknown-linux-gnu"
@@ -142,3 +145,7 @@ latch:
 exit:
   ret i64 %s.next
 }
+
+; -fPIC / -fPIE (Debian's clang builds PIE by default).
+!llvm.module.flags = !{!0}
+!0 = !{i32 8, !"PIC Level", i32 2}
