@@ -59,6 +59,18 @@ def free_port():
         return s.getsockname()[1]
 
 
+def run_load(load_bin, load_app, port, args):
+    """The same GETs for either server: `quanta load`, open loop, 4 connections."""
+    load = subprocess.run(
+        [str(load_bin), "load", "--app", str(load_app), "--app-config", f"keys={args.keys},get=1",
+         "--target", f"tcp://127.0.0.1:{port}", "--rate-rps", str(args.rate_rps), "--duration-s",
+         str(args.duration_s), "--connections", "4", "--timeout-ms", "5000", "--format", "json", "--no-progress"],
+        capture_output=True, text=True)
+    if load.returncode != 0:
+        raise RuntimeError(f"quanta load failed: {load.stderr.strip()}")
+    return load
+
+
 def wait_listening(port, proc, seconds=120):
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
@@ -114,13 +126,7 @@ def run_one(args, build, load_bin, load_app, work):
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         wait_listening(port, serve)
-        load = subprocess.run(
-            [str(load_bin), "load", "--app", str(load_app), "--app-config", f"keys={args.keys},get=1",
-             "--target", f"tcp://127.0.0.1:{port}", "--rate-rps", str(args.rate_rps), "--duration-s",
-             str(args.duration_s), "--connections", "4", "--timeout-ms", "5000", "--format", "json", "--no-progress"],
-            capture_output=True, text=True)
-        if load.returncode != 0:
-            raise RuntimeError(f"quanta load failed: {load.stderr.strip()}")
+        load = run_load(load_bin, load_app, port, args)
         serve.send_signal(signal.SIGINT)
         out, _ = serve.communicate(timeout=300)
     finally:
@@ -190,13 +196,7 @@ def run_memcached(args, load_bin, load_app, work):
         preload_memcached(port, args.keys, 64)
         subprocess.run(["callgrind_control", "--zero", str(mc.pid)], check=True, capture_output=True, timeout=120)
         gets_before = memcached_stat(port, "cmd_get")
-        load = subprocess.run(
-            [str(load_bin), "load", "--app", str(load_app), "--app-config", f"keys={args.keys},get=1",
-             "--target", f"tcp://127.0.0.1:{port}", "--rate-rps", str(args.rate_rps), "--duration-s",
-             str(args.duration_s), "--connections", "4", "--timeout-ms", "5000", "--format", "json", "--no-progress"],
-            capture_output=True, text=True)
-        if load.returncode != 0:
-            raise RuntimeError(f"quanta load failed: {load.stderr.strip()}")
+        load = run_load(load_bin, load_app, port, args)
         requests = memcached_stat(port, "cmd_get") - gets_before
         mc.send_signal(signal.SIGTERM)
         mc.communicate(timeout=300)
