@@ -13,11 +13,13 @@ bool isRuntimeName(StringRef name) {
   return name.starts_with("quanta_") || name.starts_with("__quanta");
 }
 
-bool isProbeMarker(const Instruction& I) {
-  if (auto* CB = dyn_cast<CallBase>(&I))
-    if (Function* F = CB->getCalledFunction()) return F->getName() == "__quanta_probe_site";
-  return false;
+bool callsFunction(const Instruction* I, StringRef name) {
+  auto* CB = dyn_cast_or_null<CallBase>(I);
+  Function* callee = CB ? CB->getCalledFunction() : nullptr;
+  return callee && callee->getName() == name;
 }
+
+bool isProbeMarker(const Instruction& I) { return callsFunction(&I, "__quanta_probe_site"); }
 
 // Intrinsics that vanish in codegen.
 static bool isFreeIntrinsic(const IntrinsicInst& II) {

@@ -74,6 +74,8 @@ class CostModel {
 
 // Names owned by the runtime: never instrumented, never counted as external work.
 bool isRuntimeName(llvm::StringRef name);
+// Whether `I` calls the function named `name` directly (null `I`: no).
+bool callsFunction(const llvm::Instruction* I, llvm::StringRef name);
 // The marker call the planners drop where a probe belongs; expanded at the end.
 bool isProbeMarker(const llvm::Instruction& I);
 

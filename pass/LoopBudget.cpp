@@ -100,14 +100,10 @@ void LoopPlanner::chargeOptionalBlocks(Loop* L) {
   }
 }
 
-Value* LoopPlanner::threadBudgetAddress(IRBuilder<>& B) {
-  return B.CreateThreadLocalAddress(PE_.tlsGlobal("quanta_tick_budget", B.getInt64Ty(), false));
-}
-
 void LoopPlanner::chargeBudget(IRBuilder<>& B, const Loop* owner, Value* units) {
   const LoopPlan* op = owner ? planFor(const_cast<Loop*>(owner)) : nullptr;
   if (op && op->threadBudget) {
-    Value* addr = threadBudgetAddress(B);
+    Value* addr = PE_.tickBudgetAddress(B);
     Value* left = B.CreateAlignedLoad(B.getInt64Ty(), addr, Align(8));
     B.CreateAlignedStore(B.CreateSub(left, units, "quanta.charge"), addr, Align(8));
     return;
@@ -155,7 +151,7 @@ void LoopPlanner::budgetLatch(Loop* L, LoopPlan& p, BasicBlock* latch, bool sing
     // As a tick whose charge ran before it: the iteration is charged after it ran, and a
     // clock read restarts the budget at the whole bound. The store comes before the slow
     // path (emitTick: the task may resume on another thread).
-    Value* addr = threadBudgetAddress(B);
+    Value* addr = PE_.tickBudgetAddress(B);
     Value* n = B.CreateSub(B.CreateAlignedLoad(B.getInt64Ty(), addr, Align(8)), B.getInt64(p.mandatoryCost),
                            "quanta.left");
     Value* fire = B.CreateICmpSLT(n, B.getInt64(0), "quanta.fire");

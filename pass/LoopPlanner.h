@@ -66,7 +66,7 @@ struct LoopPlan {
   llvm::SmallPtrSet<llvm::BasicBlock*, 8> chargedAtLatch;
   // Counter around a call that may return from a tick: the loop charges the thread's tick
   // budget (quanta_tick_budget), not the function's, and its latch checks it as a tick
-  // does (LoopBudget.cpp, chargeThreadBudget).
+  // does (LoopBudget.cpp: chargeBudget, budgetLatch).
   bool threadBudget = false;
   uint64_t staticCost = 0;  // Static: cost of the whole loop
   uint64_t stride = 1;      // IVStride: iterations per probe (power of two)
@@ -153,17 +153,15 @@ class LoopPlanner {
   // block's last such call (ticks after calls, Placement.cpp).
   uint64_t blockCharge(llvm::Loop* L, llvm::BasicBlock* BB, bool threadBudget) const;
   uint64_t computeMandatoryCost(llvm::Loop* L, bool threadBudget) const;
-  // With call ticks: whether BB (any block of L's nest) calls what may return from a tick.
+  // With call ticks: BB's last call that may return from a tick (null: none).
   const llvm::CallBase* lastTickedCall(llvm::BasicBlock* BB) const;
+  // Finds the calls that may return from a tick (tickedCalls_), once, in plan().
   void findTickedCalls();
   bool isTickedCall(const llvm::Instruction& I) const;
   bool hasTickedCall(llvm::Loop* L) const;
   void chargeOptionalBlocks(llvm::Loop* L);
   // Subtracts `units` from the budget `owner` keeps (the thread's, or the function's).
   void chargeBudget(llvm::IRBuilder<>& B, const llvm::Loop* owner, llvm::Value* units);
-  // The thread's tick budget: its address, computed where it is used (a call between may
-  // have yielded, and the task resumed on another thread).
-  llvm::Value* threadBudgetAddress(llvm::IRBuilder<>& B);
   void chargeLikelyAtLatch(llvm::Loop* L, LoopPlan& p);
   bool findIV(llvm::Loop* L, LoopPlan& p, uint64_t stride);
   bool canVersion(llvm::Loop* L, LoopPlan& p);

@@ -11,12 +11,6 @@ using namespace llvm;
 namespace quanta {
 
 namespace {
-bool callsRuntime(const Instruction* I, StringRef name) {
-  auto* CB = dyn_cast_or_null<CallBase>(I);
-  Function* callee = CB ? CB->getCalledFunction() : nullptr;
-  return callee && callee->getName() == name;
-}
-
 // The probe-free distance at a point of the walk: `any` is the longest probe-free path
 // ending there, `fromEntry` the longest of those that start at the function's entry
 // (none once every path from the entry to here has met a probe).
@@ -105,7 +99,7 @@ struct Walk {
   // disable's cost (returned) is on the path after it.
   uint64_t outOfLockBracket(Instruction*& at) const {
     Instruction* prev = at->getPrevNode();
-    if (!callsRuntime(prev, "quanta_preempt_disable")) return 0;
+    if (!callsFunction(prev, "quanta_preempt_disable")) return 0;
     at = prev;
     return CM.instCost(*prev);
   }
@@ -171,7 +165,7 @@ struct Walk {
   void step(Instruction& I, Reach& r) {
     // The end of a lock's bracket reads the clock itself (and yields if the quantum ended
     // inside it): a probe for every path through it.
-    if (callsRuntime(&I, "quanta_preempt_enable")) {
+    if (callsFunction(&I, "quanta_preempt_enable")) {
       add(r, CM.instCost(I));
       clockRead(r);
       return;
@@ -198,12 +192,10 @@ struct Walk {
     Reach after;
     after.any = s->exit;
     // A call that no path runs through unprobed ends the ticks' stretches.
-    if (s->through) {
-      for (auto [i, len] : r.ticks) charge(i, len + s->entry);
-    } else {
+    if (!s->through) {
       endTicks(r, s->entry);
-    }
-    if (s->through) {
+    } else {
+      for (auto [i, len] : r.ticks) charge(i, len + s->entry);
       after.any = std::max(after.any, r.any + 1 + *s->through);
       if (r.fromEntry) {
         after.fromEntry = *r.fromEntry + 1 + *s->through;

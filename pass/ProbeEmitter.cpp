@@ -131,7 +131,7 @@ void ProbeEmitter::emitTick(Instruction* at, uint64_t charge) {
   emitExecCount(B);
   emitExecCount(B, "quanta_stat_ticks_executed");
   Type* i64 = B.getInt64Ty();
-  Value* addr = B.CreateThreadLocalAddress(tlsGlobal("quanta_tick_budget", i64, false));
+  Value* addr = tickBudgetAddress(B);
   Value* left = B.CreateSub(B.CreateAlignedLoad(i64, addr, Align(8)), B.getInt64(charge), "quanta.tick");
   Value* out = B.CreateICmpSLT(left, B.getInt64(0), "quanta.tickout");
   B.CreateAlignedStore(B.CreateSelect(out, B.getInt64(int64_t(cfg_.bound) - int64_t(charge)), left), addr, Align(8));
@@ -139,6 +139,10 @@ void ProbeEmitter::emitTick(Instruction* at, uint64_t charge) {
   IRBuilder<> S(then);
   emitExecCount(S, "quanta_stat_tick_clock_reads");
   emitClockProbe(then, /*count=*/false);
+}
+
+Value* ProbeEmitter::tickBudgetAddress(IRBuilder<>& B) {
+  return B.CreateThreadLocalAddress(tlsGlobal("quanta_tick_budget", B.getInt64Ty(), false));
 }
 
 // Volatile, like the flag load (emitFlagProbe): a plain load could be merged with one read

@@ -47,14 +47,13 @@ class ProbeEmitter {
   void readsFlagSlot(llvm::CallInst* marker, llvm::Value* slot) { slotOf_[marker] = slot; }
   // The runtime's thread-local `name` (initial-exec); `define` makes a weak definition.
   llvm::GlobalVariable* tlsGlobal(llvm::StringRef name, llvm::Type* ty, bool define);
-  // The calling convention of the probes' slow paths: preserve_most on x86-64 in flag mode
-  // (every general-purpose register but r11 survives the call, so a hot loop need not spill
-  // around its probes' rare calls), C elsewhere (Comparisons::slowPathCC).
-  llvm::CallingConv::ID slowPathCC() const { return slowCC_; }
-  // Calls the runtime's void slow path `name` with slowPathCC() at B's insertion point
-  // (through a private stub under preserve_most).
+  // The thread's tick budget quanta_tick_budget: its address, computed where it is used (a
+  // call between may have yielded, and the task resumed on another thread).
+  llvm::Value* tickBudgetAddress(llvm::IRBuilder<>& B);
+  // Calls the runtime's void slow path `name` with the slow paths' convention (slowCC_) at
+  // B's insertion point (through a private stub under preserve_most).
   llvm::CallInst* callSlowPath(llvm::IRBuilder<>& B, llvm::StringRef name);
-  // The declaration of the runtime's slow path `name`, with slowPathCC() (null if the module
+  // The declaration of the runtime's slow path `name`, with slowCC_ (null if the module
   // declares `name` with another type).
   llvm::Function* slowPathDecl(llvm::StringRef name);
 
@@ -71,6 +70,9 @@ class ProbeEmitter {
   llvm::Instruction* ifFlagSet(llvm::IRBuilder<>& B, llvm::Value* word, llvm::Instruction* at,
                                llvm::LoopInfo* LI = nullptr);
   llvm::Function* flagReload_ = nullptr;
+  // The probes' slow-path convention: preserve_most on x86-64 in flag mode (every
+  // general-purpose register but r11 survives the call, so a hot loop need not spill
+  // around its probes' rare calls), C elsewhere (Comparisons::slowPathCC).
   llvm::CallingConv::ID slowCC_ = llvm::CallingConv::C;
   llvm::DenseMap<llvm::Instruction*, llvm::Value*> slotOf_;
   llvm::DenseMap<llvm::Instruction*, uint64_t> tickCharge_;
