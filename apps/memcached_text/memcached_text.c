@@ -5,11 +5,20 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char* const kVerbNames[MC_VERB_COUNT] = {
-    "get", "gets", "set", "add", "replace", "append", "prepend", "cas", "delete", "incr",
-    "decr", "touch", "flush_all", "version", "stats", "verbosity", "quit", "scan"};
+/* Each verb with its length, so that finding a verb (verb_of) compares bytes only where the
+ * length and the first byte agree, with no strlen per verb tried. */
+typedef struct verb_name {
+  const char* name;
+  uint32_t len;
+} verb_name;
+#define VERB(s) {s, sizeof(s) - 1}
+static const verb_name kVerbs[MC_VERB_COUNT] = {
+    VERB("get"),    VERB("gets"),  VERB("set"),  VERB("add"),   VERB("replace"),   VERB("append"),
+    VERB("prepend"), VERB("cas"),  VERB("delete"), VERB("incr"), VERB("decr"),     VERB("touch"),
+    VERB("flush_all"), VERB("version"), VERB("stats"), VERB("verbosity"), VERB("quit"), VERB("scan")};
+#undef VERB
 
-const char* mc_verb_name(mc_verb verb) { return verb < MC_VERB_COUNT ? kVerbNames[verb] : "?"; }
+const char* mc_verb_name(mc_verb verb) { return verb < MC_VERB_COUNT ? kVerbs[verb].name : "?"; }
 
 static const char kBadFormat[] = "CLIENT_ERROR bad command line format\r\n";
 static const char kUnknown[] = "ERROR\r\n";
@@ -91,13 +100,9 @@ static int parse_i64(const token* t, int64_t* out) {
 /* memcached's server checks a key's length only (the tokenizer already split at spaces). */
 static int valid_key(const token* t) { return t->len > 0 && t->len <= MC_MAX_KEY_BYTES; }
 
-/* The verbs' lengths, so that finding a verb compares bytes only where the length and the
- * first byte agree (no strlen per verb tried). */
-static const uint8_t kVerbLengths[MC_VERB_COUNT] = {3, 4, 3, 3, 7, 6, 7, 3, 6, 4, 4, 5, 9, 7, 5, 9, 4, 4};
-
 static mc_verb verb_of(const token* t) {
   for (int v = 0; v < MC_VERB_COUNT; ++v) {
-    if (t->len == kVerbLengths[v] && t->p[0] == kVerbNames[v][0] && memcmp(t->p, kVerbNames[v], t->len) == 0) {
+    if (t->len == kVerbs[v].len && t->p[0] == kVerbs[v].name[0] && memcmp(t->p, kVerbs[v].name, t->len) == 0) {
       return (mc_verb)v;
     }
   }

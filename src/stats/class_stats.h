@@ -4,6 +4,7 @@
 // once the run is over.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -44,12 +45,12 @@ struct ClassStats {
     uint64_t cpu_min = UINT64_MAX, cpu_max = 0;
     uint64_t slowdown_min = UINT64_MAX, slowdown_max = 0;
     void note(uint64_t sojourn, uint64_t cpu, uint64_t slowdown) {
-      sojourn_min = sojourn < sojourn_min ? sojourn : sojourn_min;
-      sojourn_max = sojourn > sojourn_max ? sojourn : sojourn_max;
-      cpu_min = cpu < cpu_min ? cpu : cpu_min;
-      cpu_max = cpu > cpu_max ? cpu : cpu_max;
-      slowdown_min = slowdown < slowdown_min ? slowdown : slowdown_min;
-      slowdown_max = slowdown > slowdown_max ? slowdown : slowdown_max;
+      sojourn_min = std::min(sojourn_min, sojourn);
+      sojourn_max = std::max(sojourn_max, sojourn);
+      cpu_min = std::min(cpu_min, cpu);
+      cpu_max = std::max(cpu_max, cpu);
+      slowdown_min = std::min(slowdown_min, slowdown);
+      slowdown_max = std::max(slowdown_max, slowdown);
     }
   };
   // Takes the requests of `part` (a subset of those recorded here) out again; `left` are
