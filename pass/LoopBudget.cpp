@@ -2,12 +2,15 @@
 // what every iteration pays, each block only some iterations run subtracts its own cost
 // where it runs, and when the budget goes negative a probe runs and refills it (adaptive:
 // with the next gap the site aims at the deadline). A loop around a call that may return
-// from a tick charges the thread's tick budget instead, the one its ticks charge.
+// from a tick charges the thread's tick budget instead, the one its ticks charge; its
+// blocks add to a pending charge in a register, which the latch, every call and every exit
+// subtract from the thread's word.
 #include "LoopPlanner.h"
 
 #include "llvm/Analysis/BlockFrequencyInfo.h"
 #include "llvm/Analysis/BranchProbabilityInfo.h"
 #include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/IntrinsicInst.h"
 #include "llvm/Transforms/Utils/BasicBlockUtils.h"
 
 using namespace llvm;
@@ -103,13 +106,96 @@ void LoopPlanner::chargeOptionalBlocks(Loop* L) {
 void LoopPlanner::chargeBudget(IRBuilder<>& B, const Loop* owner, Value* units) {
   const LoopPlan* op = owner ? planFor(const_cast<Loop*>(owner)) : nullptr;
   if (op && op->threadBudget) {
-    Value* addr = PE_.tickBudgetAddress(B);
-    Value* left = B.CreateAlignedLoad(B.getInt64Ty(), addr, Align(8));
-    B.CreateAlignedStore(B.CreateSub(left, units, "quanta.charge"), addr, Align(8));
+    AllocaInst* pending = pendingCharge();
+    B.CreateStore(B.CreateAdd(B.CreateLoad(B.getInt64Ty(), pending), units, "quanta.charge"), pending);
     return;
   }
   AllocaInst* bud = budget();
   B.CreateStore(B.CreateSub(B.CreateLoad(B.getInt64Ty(), bud), units), bud);
+}
+
+// The blocks of a loop on the thread's budget charge a function-local sum, not the
+// thread's word: consecutive read-modify-writes of one thread-local word wait on each
+// other through store-to-load forwarding, and fairymax's search function, with 85 such
+// charges, spent a third of its time on and right after them. The sum reaches the word
+// wherever the word is read or the sum could be lost: the latch's check (budgetLatch),
+// before each call (a callee's tick or loop reads the word) and on the loop's exits.
+AllocaInst* LoopPlanner::pendingCharge() {
+  if (pending_) return pending_;
+  BasicBlock& entry = F_.getEntryBlock();
+  IRBuilder<> B(&entry, entry.getFirstInsertionPt());
+  pending_ = B.CreateAlloca(B.getInt64Ty(), nullptr, "quanta.pending");
+  B.CreateStore(B.getInt64(0), pending_);
+  return pending_;
+}
+
+void LoopPlanner::flushPending(IRBuilder<>& B) {
+  Value* sum = B.CreateLoad(B.getInt64Ty(), pending_);
+  Value* addr = PE_.tickBudgetAddress(B);
+  Value* left = B.CreateAlignedLoad(B.getInt64Ty(), addr, Align(8));
+  Value* flushed = B.CreateSub(left, sum, "quanta.flush");
+  B.CreateAlignedStore(flushed, addr, Align(8));
+  B.CreateStore(B.getInt64(0), pending_);
+  flushes_.push_back(flushed);
+}
+
+// After promotion: a flush where nothing is pending (a call right after the latch's check,
+// a loop whose blocks all charge at the latch) is a read-modify-write of nothing.
+void LoopPlanner::dropEmptyFlushes() {
+  for (WeakVH& v : flushes_) {
+    auto* sub = dyn_cast_or_null<BinaryOperator>(v);
+    auto* zero = sub ? dyn_cast<ConstantInt>(sub->getOperand(1)) : nullptr;
+    if (!zero || !zero->isZero()) continue;
+    auto* load = cast<LoadInst>(sub->getOperand(0));
+    Value* addr = load->getPointerOperand();
+    for (User* U : make_early_inc_range(sub->users())) cast<Instruction>(U)->eraseFromParent();
+    sub->eraseFromParent();
+    load->eraseFromParent();
+    if (auto* a = dyn_cast<Instruction>(addr); a && a->use_empty()) a->eraseFromParent();
+  }
+  flushes_.clear();
+}
+
+// A call may reach a tick or a loop on the thread's budget; a probe's marker reads only the
+// clock, a tick's reads the word.
+bool LoopPlanner::readsThreadBudget(const Instruction& I) const {
+  auto* CB = dyn_cast<CallBase>(&I);
+  if (!CB || isa<IntrinsicInst>(CB) || CB->isInlineAsm()) return false;
+  return !isProbeMarker(I) || PE_.isTickMarker(&I);
+}
+
+// Where the pending charge must reach the thread's word, found before apply() splits
+// blocks (LoopInfo does not learn of the blocks split in, and would take them for exits).
+void LoopPlanner::findFlushPoints() {
+  SmallPtrSet<BasicBlock*, 32> inBudgetLoop;
+  SmallVector<BasicBlock*, 8> exits;
+  for (Loop* L : postorder_) {
+    if (!plans_[L].threadBudget) continue;
+    inBudgetLoop.insert(L->block_begin(), L->block_end());
+    L->getExitBlocks(exits);
+  }
+  for (BasicBlock* BB : inBudgetLoop)
+    for (Instruction& I : *BB)
+      if (readsThreadBudget(I)) flushBefore_.push_back(&I);
+  // An inner loop's exit into a loop on the thread's budget: that loop's latch takes it.
+  SmallPtrSet<BasicBlock*, 8> seen;
+  for (BasicBlock* exit : exits)
+    if (seen.insert(exit).second && !inBudgetLoop.contains(exit) && exit->getFirstInsertionPt() != exit->end())
+      flushBefore_.push_back(&*exit->getFirstInsertionPt());
+}
+
+void LoopPlanner::flushPendingCharges() {
+  if (!pending_) return;
+  for (Instruction* check : threadChecks_) {
+    IRBuilder<> B(check);
+    Value* sum = B.CreateLoad(B.getInt64Ty(), pending_);
+    check->setOperand(1, B.CreateAdd(check->getOperand(1), sum));
+    B.CreateStore(B.getInt64(0), pending_);
+  }
+  for (Instruction* at : flushBefore_) {
+    IRBuilder<> B(at);
+    flushPending(B);
+  }
 }
 
 AllocaInst* LoopPlanner::budget() {
@@ -154,6 +240,7 @@ void LoopPlanner::budgetLatch(Loop* L, LoopPlan& p, BasicBlock* latch, bool sing
     Value* addr = PE_.tickBudgetAddress(B);
     Value* n = B.CreateSub(B.CreateAlignedLoad(B.getInt64Ty(), addr, Align(8)), B.getInt64(p.mandatoryCost),
                            "quanta.left");
+    threadChecks_.push_back(cast<Instruction>(n));  // takes the pending charge too (flushPendingCharges)
     Value* fire = B.CreateICmpSLT(n, B.getInt64(0), "quanta.fire");
     B.CreateAlignedStore(B.CreateSelect(fire, B.getInt64(bound_), n), addr, Align(8));
     mark(SplitBlockAndInsertIfThen(fire, term, false, PE_.unlikely()));

@@ -295,6 +295,7 @@ void LoopPlanner::apply(OptimizationRemarkEmitter* ORE) {
     LoopPlan& p = plans_[L];
     if (p.kind == LoopPlan::Version) versionLoop(L, p);
   }
+  findFlushPoints();
   for (Loop* L : postorder_) {
     LoopPlan& p = plans_[L];
     notePlan(ORE, L, p, bound_);
@@ -316,6 +317,7 @@ void LoopPlanner::apply(OptimizationRemarkEmitter* ORE) {
       case LoopPlan::Poll: ++stats_.polled; pollFlag(L); break;
     }
   }
+  flushPendingCharges();
 }
 
 }  // namespace quanta

@@ -139,6 +139,11 @@ class LoopPlanner {
   llvm::ArrayRef<llvm::Loop*> loops() const { return postorder_; }
   // The function's loop budget, if any loop uses one (an alloca until promoted).
   llvm::AllocaInst* budgetSlot() const { return budget_; }
+  // What loops on the thread's budget have charged and not yet subtracted from it, if any
+  // (an alloca until promoted; LoopBudget.cpp: pendingCharge).
+  llvm::AllocaInst* pendingSlot() const { return pending_; }
+  // After the pending charge is promoted: removes the flushes that subtract a constant 0.
+  void dropEmptyFlushes();
   // The polled loops' flag pointer, if any (an alloca until promoted).
   llvm::AllocaInst* flagPointerSlot() const { return flagSlot_; }
   // The loops' distances to their next probes, kept across entries (allocas until promoted).
@@ -170,6 +175,13 @@ class LoopPlanner {
   // LoopBudget.cpp
   void budgetLatch(llvm::Loop* L, LoopPlan& p, llvm::BasicBlock* latch, bool singleLatch);
   llvm::AllocaInst* budget();
+  llvm::AllocaInst* pendingCharge();
+  // Subtracts the pending charge from the thread's budget: before every call in a loop on
+  // that budget, and on the loop's exits.
+  void flushPending(llvm::IRBuilder<>& B);
+  void findFlushPoints();
+  void flushPendingCharges();
+  bool readsThreadBudget(const llvm::Instruction& I) const;
   void ivLatch(llvm::Loop* L, LoopPlan& p, llvm::BasicBlock* latch);
   bool accountsEntries(llvm::Loop* L) const;
   bool chargesParent(llvm::Loop* L) const;
@@ -215,6 +227,10 @@ class LoopPlanner {
   std::map<llvm::Loop*, LoopPlan> plans_;
   llvm::SmallVector<llvm::Loop*, 16> postorder_;
   llvm::AllocaInst* budget_ = nullptr;
+  llvm::AllocaInst* pending_ = nullptr;
+  llvm::SmallVector<llvm::Instruction*, 4> threadChecks_;  // the thread-budget latches' subtracts
+  llvm::SmallVector<llvm::Instruction*, 16> flushBefore_;  // findFlushPoints
+  llvm::SmallVector<llvm::WeakVH, 16> flushes_;            // each flush's subtract
   std::unique_ptr<llvm::BlockFrequencyInfo> bfi_;  // for chargeLikelyAtLatch, built on first use
   std::unique_ptr<llvm::BranchProbabilityInfo> bpi_;
   llvm::AllocaInst* flagSlot_ = nullptr;

@@ -22,6 +22,7 @@ class ProbeEmitter {
   llvm::CallInst* mark(llvm::Instruction* pos);
   // A marker that expands into a tick (emitTick) charging `charge` units.
   void markTick(llvm::Instruction* pos, uint64_t charge) { tickCharge_[mark(pos)] = charge; }
+  bool isTickMarker(const llvm::Instruction* I) const { return tickCharge_.count(const_cast<llvm::Instruction*>(I)); }
   // Rewrites every marker in F into a probe; returns how many.
   unsigned expand(llvm::Function& F);
   // Counter mode (the Compiler-Interrupts-style baseline): every block adds its cost to a

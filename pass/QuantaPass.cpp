@@ -209,16 +209,19 @@ static ModuleStats instrumentFunctions(Module& M, FunctionAnalysisManager& FAM, 
 
     st.probes += PE.expand(F) + ls.adaptiveProbes + ls.polled;
     markSignalSafe(F);
-    // The loop budget, the loops' distances to their next probes and the polled loops' flag
-    // pointer live in allocas until now; promote them to SSA registers, or every iteration
-    // (and every entry) would pay a store-to-load chain through the stack. Found by pointer,
-    // not by name: clang discards value names outside debug builds.
+    // The loop budget, the thread-budget loops' pending charge, the loops' distances to their
+    // next probes and the polled loops' flag pointer live in allocas until now; promote them
+    // to SSA registers, or every iteration (and every entry) would pay a store-to-load chain
+    // through the stack. Found by pointer, not by name: clang discards value names outside
+    // debug builds.
     SmallVector<AllocaInst*, 4> slots(loops.leftSlots().begin(), loops.leftSlots().end());
     if (AllocaInst* budget = loops.budgetSlot()) slots.push_back(budget);
+    if (AllocaInst* pending = loops.pendingSlot()) slots.push_back(pending);
     if (AllocaInst* flagp = loops.flagPointerSlot()) slots.push_back(flagp);
     if (!slots.empty()) {
       DominatorTree freshDT(F);
       PromoteMemToReg(slots, freshDT);
+      loops.dropEmptyFlushes();
     }
     FAM.invalidate(F, PreservedAnalyses::none());
   }
