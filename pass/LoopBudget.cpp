@@ -235,13 +235,22 @@ void LoopPlanner::budgetLatch(Loop* L, LoopPlan& p, BasicBlock* latch, bool sing
   }
   if (p.threadBudget) {
     // As a tick whose charge ran before it: the iteration is charged after it ran, and a
-    // clock read restarts the budget at the whole bound. The store comes before the slow
-    // path (emitTick: the task may resume on another thread).
+    // clock read restarts the budget at a whole gap (adaptive: quanta_tick_gap's, nothing
+    // ahead; else the bound). The store comes before the slow path (emitTick: the task may
+    // resume on another thread).
     Value* addr = PE_.tickBudgetAddress(B);
     Value* n = B.CreateSub(B.CreateAlignedLoad(B.getInt64Ty(), addr, Align(8)), B.getInt64(p.mandatoryCost),
                            "quanta.left");
     threadChecks_.push_back(cast<Instruction>(n));  // takes the pending charge too (flushPendingCharges)
     Value* fire = B.CreateICmpSLT(n, B.getInt64(0), "quanta.fire");
+    if (PE_.adaptiveTicks()) {
+      B.CreateAlignedStore(n, addr, Align(8));
+      IRBuilder<> T(SplitBlockAndInsertIfThen(fire, term, false, PE_.unlikely()));
+      PE_.emitExecCount(T);
+      PE_.callTickGap(T, 0);
+      ++stats_.adaptiveProbes;
+      return;
+    }
     B.CreateAlignedStore(B.CreateSelect(fire, B.getInt64(bound_), n), addr, Align(8));
     mark(SplitBlockAndInsertIfThen(fire, term, false, PE_.unlikely()));
     return;

@@ -122,8 +122,9 @@ void ProbeEmitter::emitClockProbe(Instruction* at, bool count) {
 
 // A tick (entry of a function on a call-graph cycle, long path, after a call): takes `charge` from the thread's budget
 // quanta_tick_budget and reads the clock only when the budget goes below zero, restarting
-// it at B - charge, so that the charges of the ticks between two of its reads sum to at
-// most B (docs/pass.md, "Across calls"). The store comes before the slow path: after a
+// it at the next adaptive gap less `charge` (callTickGap), or, with -quanta-adaptive=0, at
+// B - charge, so that the charges of the ticks between two of its reads sum to at most the
+// gap (docs/pass.md, "Across calls"). The store comes before the slow path: after a
 // yield the task may run on another thread, whose budget this code must not touch through
 // an address computed here.
 void ProbeEmitter::emitTick(Instruction* at, uint64_t charge) {
@@ -134,11 +135,35 @@ void ProbeEmitter::emitTick(Instruction* at, uint64_t charge) {
   Value* addr = tickBudgetAddress(B);
   Value* left = B.CreateSub(B.CreateAlignedLoad(i64, addr, Align(8)), B.getInt64(charge), "quanta.tick");
   Value* out = B.CreateICmpSLT(left, B.getInt64(0), "quanta.tickout");
+  if (adaptiveTicks()) {
+    B.CreateAlignedStore(left, addr, Align(8));
+    Instruction* then = SplitBlockAndInsertIfThen(out, at, false, unlikely_);
+    IRBuilder<> S(then);
+    emitExecCount(S, "quanta_stat_tick_clock_reads");
+    callTickGap(S, charge);
+    return;
+  }
   B.CreateAlignedStore(B.CreateSelect(out, B.getInt64(int64_t(cfg_.bound) - int64_t(charge)), left), addr, Align(8));
   Instruction* then = SplitBlockAndInsertIfThen(out, at, false, unlikely_);
   IRBuilder<> S(then);
   emitExecCount(S, "quanta_stat_tick_clock_reads");
   emitClockProbe(then, /*count=*/false);
+}
+
+// Adaptive (clock mode's default): the thread's budget is refilled with a gap aimed at the
+// deadline, as a loop's adaptive budget is, by the runtime, which reads the overshoot from
+// the budget and stores the refill on the thread it returns on.
+bool ProbeEmitter::adaptiveTicks() const { return cfg_.mode == Mode::Clock && cfg_.adaptive; }
+
+void ProbeEmitter::callTickGap(IRBuilder<>& B, uint64_t ahead) {
+  Type* i64 = B.getInt64Ty();
+  FunctionCallee gap = M_.getOrInsertFunction("quanta_tick_gap", B.getVoidTy(), i64, i64, i64, i64);
+  if (auto* F = dyn_cast<Function>(gap.getCallee())) {
+    F->addFnAttr(Attribute::Cold);  // laid out of the hot path's way
+    F->addFnAttr(Attribute::NoUnwind);
+  }
+  B.CreateCall(gap, {B.getInt64(ahead), B.getInt64(cfg_.bound), B.getInt64(cfg_.bound * cfg_.maxStrideFactor),
+                     B.getInt64(cfg_.probeMaxCycles)});
 }
 
 Value* ProbeEmitter::tickBudgetAddress(IRBuilder<>& B) {

@@ -20,6 +20,10 @@ class ProbeEmitter {
 
   // Drops a marker before `pos` (which must not be a PHI or an EH pad).
   llvm::CallInst* mark(llvm::Instruction* pos);
+  // Whether the thread's budget takes adaptive gaps, and the call that reads the clock and
+  // refills it (quanta_tick_gap); `ahead`: units charged for work after the call.
+  bool adaptiveTicks() const;
+  void callTickGap(llvm::IRBuilder<>& B, uint64_t ahead);
   // A marker that expands into a tick (emitTick) charging `charge` units.
   void markTick(llvm::Instruction* pos, uint64_t charge) { tickCharge_[mark(pos)] = charge; }
   bool isTickMarker(const llvm::Instruction* I) const { return tickCharge_.count(const_cast<llvm::Instruction*>(I)); }

@@ -26,13 +26,19 @@ if(TARGET quanta_runtime)
   add_library(quanta_pass_tree_walk_plain OBJECT ${rt}/tree_walk_plain.c)
   add_library(quanta_pass_tick_walk OBJECT ${rt}/tick_walk.c)
   quanta_instrument(quanta_pass_tick_walk clock "SHELL:-mllvm -quanta-count-probes")
+  add_library(quanta_pass_fixed_tick_walk OBJECT ${rt}/tick_walk.c)
+  target_compile_definitions(quanta_pass_fixed_tick_walk PRIVATE TICK_WALK=fixed_tick_walk
+                             TICK_WALK_CALLS=fixed_tick_walk_calls)
+  quanta_instrument(quanta_pass_fixed_tick_walk clock "SHELL:-mllvm -quanta-count-probes"
+                    "SHELL:-mllvm -quanta-adaptive=0")
   add_executable(quanta_pass_runtime_test ${rt}/instrumented_test.cc ${rt}/recursion_test.cc
                  $<TARGET_OBJECTS:quanta_pass_handlers>
                  $<TARGET_OBJECTS:quanta_pass_handlers_plain>
                  $<TARGET_OBJECTS:quanta_pass_scanner_fixed>
                  $<TARGET_OBJECTS:quanta_pass_tree_walk>
                  $<TARGET_OBJECTS:quanta_pass_tree_walk_plain>
-                 $<TARGET_OBJECTS:quanta_pass_tick_walk>)
+                 $<TARGET_OBJECTS:quanta_pass_tick_walk>
+                 $<TARGET_OBJECTS:quanta_pass_fixed_tick_walk>)
   target_include_directories(quanta_pass_runtime_test PRIVATE ${rt} ${QUANTA_ROOT}/include)
   target_link_libraries(quanta_pass_runtime_test PRIVATE GTest::gtest_main quanta_runtime)
   add_test(NAME pass-runtime COMMAND quanta_pass_runtime_test)

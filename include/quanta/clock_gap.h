@@ -40,6 +40,15 @@ enum quanta_gap_word {
 uint64_t quanta_clock_gap(uint64_t* site, uint64_t static_gap, uint64_t max_gap, uint64_t overshoot,
                           uint64_t max_cycles);
 
+/* The thread's tick budget (quanta_tick_budget, probe.h) went below zero at a tick or at the
+ * latch of a loop that charges it. Reads the clock, yields through quanta_probe_slow() once
+ * the thread's yield time has passed, and refills the budget of the thread it returns on
+ * with the next gap of that thread's own site, planned as quanta_clock_gap() plans a loop's.
+ * `ahead`: units the caller charged for work that runs after this call (a tick's stretch);
+ * they count against the new gap, not the old one. The other arguments as for
+ * quanta_clock_gap(). No locks, allocation or system calls. */
+void quanta_tick_gap(uint64_t ahead, uint64_t static_gap, uint64_t max_gap, uint64_t max_cycles);
+
 #ifdef __cplusplus
 }
 #endif

@@ -11,16 +11,19 @@
  *    probe must load through it with a volatile atomic (relaxed) load on every execution; a
  *    plain load may be hoisted out of a loop and the task would never see the flag, and is
  *    a data race with the monitor's store.
- *  - quanta_tick_budget: thread-local, signed, in the pass's IR cost units. The entry tick of
- *    a function on a call-graph cycle subtracts its charge and reads the clock (as a probe
- *    does) only when the budget goes below zero, restarting it at B - charge. Starts at 0
- *    (the first tick on a thread reads the clock); the runtime never writes it: tasks that
- *    share a thread share it, and it stays at most B whoever spent it.
+ *  - quanta_tick_budget: thread-local, signed, in the pass's IR cost units. A tick (the entry
+ *    of a function on a call-graph cycle, the return from a call that may end in one) or a
+ *    loop on the thread's budget subtracts its charge and reads the clock only when the
+ *    budget goes below zero: through quanta_tick_gap() (quanta/clock_gap.h), which refills
+ *    it with the thread's next adaptive gap, or, built with -quanta-adaptive=0, inline as a
+ *    probe does, restarting it at B - charge. Starts at 0 (the first tick on a thread reads
+ *    the clock); only quanta_tick_gap() writes it in the runtime: tasks that share a thread
+ *    share it, and it stays at most the longest gap whoever spent it.
  *  - quanta_probe_slow(): out-of-line slow path. Yields if preemption is enabled, else
  *    records a pending preemption that the matching quanta_preempt_enable() honours.
  *  - quanta_clock_gap() (quanta/clock_gap.h): what the pass's adaptive loop probes call
  *    when their countdown runs out; it yields through quanta_probe_slow() and returns the
- *    loop's next gap.
+ *    loop's next gap. quanta_tick_gap() does the same for the thread's tick budget.
  *
  * All three variables use the initial-exec TLS model so a probe is one %fs-relative load.
  */

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdint>
 
+#include "quanta/clock_gap.h"
 #include "quanta/probe.h"
 #include "stats/stall_log.h"
 
@@ -31,6 +32,9 @@ struct PreemptState {
   // when asked for a sample (the watchdog) or when it has to defer (code without probes).
   std::atomic<uintptr_t>* pc_sample = nullptr;
   std::atomic<uint64_t>* pc_samples = nullptr;  // ... and counts them
+  // The adaptive site of the thread's tick budget (quanta_tick_gap()): every tick and every
+  // loop on that budget refills it from here. Zero: fresh (START = 0).
+  uint64_t tick_site[QUANTA_GAP_WORDS] = {};
 
   void begin_quantum(uint64_t deadline, uint64_t start_tsc, uint64_t attained_cycles) {
     in_task = true;

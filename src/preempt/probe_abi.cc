@@ -120,6 +120,36 @@ __attribute__((noinline, cold)) uint64_t clock_gap_yield(uint64_t* site, uint64_
   return clock_gap_resumed(site, now, deadline, static_gap, max_gap, overshoot, max_cycles);
 }
 
+// The thread's tick site after its yield: the task may now run on another thread, whose
+// site and budget these are (read afresh, out of line). That site's last gaps measured
+// other work, so the first gap here is the static one, as on a fresh site; the aim, how
+// early before a deadline to yield, is the runtime's and is kept.
+__attribute__((noinline)) void tick_gap_resumed(uint64_t measured_at, uint64_t deadline, uint64_t ahead,
+                                                uint64_t static_gap, uint64_t max_gap, uint64_t max_cycles) {
+  uint64_t* site = t_preempt_state.tick_site;
+  site[QUANTA_GAP_AIM] =
+      next_gap_aim(site[QUANTA_GAP_AIM], quanta_task_last_stop_tsc(), deadline, measured_at, max_cycles);
+  site[QUANTA_GAP_START] = 0;
+  const uint64_t now = quanta_read_tsc();
+  const GapPlanInput in{now,
+                        resumed_gap_start_tsc(now, site[QUANTA_GAP_LEAD]),
+                        gap_yield_at_tsc(quanta_this_thread_deadline_tsc(), site[QUANTA_GAP_AIM]),
+                        static_gap,
+                        max_gap,
+                        0,
+                        max_cycles};
+  quanta_tick_budget = int64_t(plan_clock_gap(site, in)) - int64_t(ahead);
+}
+
+__attribute__((noinline, cold)) void tick_gap_yield(uint64_t* site, uint64_t now, uint64_t deadline, uint64_t ahead,
+                                                    uint64_t static_gap, uint64_t max_gap, uint64_t max_cycles) {
+  site[QUANTA_GAP_LEAD] = next_gap_lead(site[QUANTA_GAP_LEAD], now, read_tsc_drained(), max_cycles);
+  // Other tasks run on this thread until the resume: they find a whole static gap.
+  quanta_tick_budget = int64_t(static_gap);
+  quanta_probe_slow();
+  tick_gap_resumed(now, deadline, ahead, static_gap, max_gap, max_cycles);
+}
+
 }  // namespace
 }  // namespace quanta
 
@@ -212,6 +242,23 @@ uint64_t quanta_clock_gap(uint64_t* site, uint64_t static_gap, uint64_t max_gap,
   if (__builtin_expect(now < yield_at, 1))
     return plan_clock_gap(site, {now, now, yield_at, static_gap, max_gap, overshoot, max_cycles});
   return clock_gap_yield(site, now, deadline, static_gap, max_gap, overshoot, max_cycles);
+}
+
+// The thread's tick budget ran out: as quanta_clock_gap(), on the thread's own site, the
+// overshoot read from the budget itself (what ran past the gap, the caller's `ahead` aside).
+void quanta_tick_gap(uint64_t ahead, uint64_t static_gap, uint64_t max_gap, uint64_t max_cycles) {
+  using namespace quanta;
+  uint64_t* site = t_preempt_state.tick_site;
+  const int64_t past = -(quanta_tick_budget + int64_t(ahead));
+  const uint64_t now = serial_gap_site(site[QUANTA_GAP_LEAD]) ? read_tsc_drained() : quanta_read_tsc();
+  const uint64_t deadline = quanta_this_thread_deadline_tsc();
+  const uint64_t yield_at = gap_yield_at_tsc(deadline, site[QUANTA_GAP_AIM]);
+  if (__builtin_expect(now < yield_at, 1)) {
+    const GapPlanInput in{now, now, yield_at, static_gap, max_gap, past > 0 ? uint64_t(past) : 0, max_cycles};
+    quanta_tick_budget = int64_t(plan_clock_gap(site, in)) - int64_t(ahead);
+    return;
+  }
+  tick_gap_yield(site, now, deadline, ahead, static_gap, max_gap, max_cycles);
 }
 
 }  // extern "C"

@@ -4,7 +4,10 @@
 ; other) starts with an entry tick, which cuts every cycle of calls: it takes its charge
 ; (the longest probe-free path from the entry: to the next probe, a return, or a call back
 ; into the cycle) from the thread's budget quanta_tick_budget and reads the clock only when
-; the budget goes below zero, restarting it at B - charge. Unwinding is a cycle too: each
+; the budget goes below zero. The runtime's quanta_tick_gap() then reads the clock and
+; restarts it at the thread's next adaptive gap (aimed at the deadline, as a loop's
+; adaptive budget is) less the charge; with -quanta-adaptive=0 the tick reads the clock
+; itself and restarts the budget at B - charge. Unwinding is a cycle too: each
 ; level's work after its recursive call adds up over the returns, and what a callee of
 ; the same cycle may return from a tick that did not read the clock, so nothing after such
 ; a call is on a path from a clock read: a tick goes right after the call (a post-call tick,
@@ -12,6 +15,7 @@
 ; summary says it may return from a tick (ticked-exit), so that its callers tick after
 ; calling it too. With -quanta-cycle-ticks=0 those are clock probes, as before ticks.
 ; RUN: %opt -passes=quanta-clock -S %s | FileCheck %s --check-prefix=TICK
+; RUN: %opt -passes=quanta-clock -quanta-adaptive=0 -S %s | FileCheck %s --check-prefix=FIXED
 ; RUN: %opt -passes='print<quanta-plan>' -disable-output %s 2>&1 | FileCheck %s --check-prefix=PLAN
 ; With -quanta-cycle-ticks=0 the entry is a clock probe, as before ticks.
 ; RUN: %opt -passes=quanta-clock -quanta-cycle-ticks=0 -S %s | FileCheck %s
@@ -26,7 +30,8 @@
 ; Direct recursion: a tick first, after the allocas, and a tick between the recursive call
 ; and the add that follows it. The entry tick's charge, 7: the alloca, the null test and
 ; its branch, the two loads before the recursive call (2 each); the post-call tick's, 2:
-; the add and the return. The slow path reads the clock as a probe does.
+; the add and the return. The slow path is the runtime's: the charge (ahead of the read),
+; the static gap B, the longest gap (64 B) and the cycle cap.
 ; TICK-LABEL: define i64 @sum(
 ; TICK-NEXT: entry:
 ; TICK-NEXT: %slot = alloca i64
@@ -34,13 +39,11 @@
 ; TICK-NEXT: %[[B:[0-9]+]] = load i64, ptr %[[A]]
 ; TICK-NEXT: %quanta.tick = sub i64 %[[B]], 7
 ; TICK-NEXT: %quanta.tickout = icmp slt i64 %quanta.tick, 0
-; TICK-NEXT: %[[C:[0-9]+]] = select i1 %quanta.tickout, i64 993, i64 %quanta.tick
-; TICK-NEXT: store i64 %[[C]], ptr %[[A]]
+; TICK-NEXT: store i64 %quanta.tick, ptr %[[A]]
 ; TICK-NEXT: br i1 %quanta.tickout, label %[[READ:[0-9]+]], label
 ; TICK: [[READ]]:
-; TICK-NEXT: %quanta.now = call i64 @llvm.readcyclecounter()
-; TICK-NEXT: call ptr @llvm.threadlocal.address.p0(ptr @quanta_deadline_tsc)
-; TICK: call void @quanta_probe_slow()
+; TICK-NEXT: call void @quanta_tick_gap(i64 7, i64 1000, i64 64000, i64 8192)
+; TICK-NOT: readcyclecounter
 ; TICK: %s = call i64 @sum(ptr %next)
 ; TICK-NEXT: %[[D:[0-9]+]] = call ptr @llvm.threadlocal.address.p0(ptr @quanta_tick_budget)
 ; TICK-NEXT: %[[E:[0-9]+]] = load i64, ptr %[[D]]
@@ -49,6 +52,18 @@
 ; TICK: br i1 %quanta.tickout2
 ; TICK: %r = add i64 %s, %v
 ; TICK-NEXT: ret i64 %r
+; FIXED-LABEL: define i64 @sum(
+; FIXED: %quanta.tick = sub i64 %{{[0-9]+}}, 7
+; FIXED-NEXT: %quanta.tickout = icmp slt i64 %quanta.tick, 0
+; FIXED-NEXT: %[[C:[0-9]+]] = select i1 %quanta.tickout, i64 993, i64 %quanta.tick
+; FIXED-NEXT: store i64 %[[C]], ptr
+; FIXED-NEXT: br i1 %quanta.tickout, label %[[READ:[0-9]+]], label
+; FIXED: [[READ]]:
+; FIXED-NEXT: %quanta.now = call i64 @llvm.readcyclecounter()
+; FIXED-NEXT: call ptr @llvm.threadlocal.address.p0(ptr @quanta_deadline_tsc)
+; FIXED: call void @quanta_probe_slow()
+; FIXED-NOT: quanta_tick_gap
+; FIXED: ret i64
 ; PLAN-LABEL: function sum: entry tick, charge 7 (on a call-graph cycle); summary entry=7 exit=4 through=4 ticked-exit=2
 ; CHECK-LABEL: define i64 @sum(
 ; CHECK-NEXT: entry:

@@ -6,6 +6,22 @@
 ; the flush; the exit, right after the latch's check) no flush is left.
 ; RUN: %opt -passes='print<quanta-plan>' -disable-output %s 2>&1 | FileCheck %s --check-prefix=PLAN
 ; RUN: %opt -passes=quanta-clock -quanta-adaptive=0 -S %s | FileCheck %s
+; Adaptive (the default), the latch's check takes its refill from the runtime, nothing
+; charged ahead of the read (the iteration ran before it), as the post-call tick does with
+; its charge ahead.
+; RUN: %opt -passes=quanta-clock -S %s | FileCheck %s --check-prefix=ADAPT
+; ADAPT-LABEL: define i64 @walk(
+; ADAPT: %r = call i64 @walk(
+; ADAPT: %quanta.tick{{[0-9]+}} = sub i64 %{{[0-9]+}}, 6
+; ADAPT-NEXT: %quanta.tickout{{[0-9]+}} = icmp slt
+; ADAPT-NEXT: store i64 %quanta.tick{{[0-9]+}}, ptr
+; ADAPT: call void @quanta_tick_gap(i64 6, i64 1000, i64 64000, i64 8192)
+; ADAPT: %quanta.left = sub i64
+; ADAPT: %quanta.fire = icmp slt i64 %quanta.left, 0
+; ADAPT-NEXT: store i64 %quanta.left, ptr
+; ADAPT: call void @quanta_tick_gap(i64 0, i64 1000, i64 64000, i64 8192)
+; ADAPT-NOT: readcyclecounter
+; ADAPT: ret i64
 
 ; PLAN: function walk: entry tick
 ; PLAN-NEXT: loop loop: Counter {{.*}}budget=thread charge=61

@@ -59,24 +59,47 @@ TEST(InstrumentedRecursion, TreeWalkIsPreemptedOncePerQuantumOfWork) {
 // clock reads only through the entry ticks; and each recursive call may return from a tick,
 // so the unwinding reaches them only through the ticks after those calls (a clock probe
 // after each of them with -quanta-cycle-ticks=0: 2 per node). Every call ticks at entry,
-// every node twice more after its calls, and tick_walk() once after its call: every probe
-// executed is a tick. The ticks' charges (at least the 24 units of mixing a node does before
-// recursing) add up to a clock read at least every B / 24 node visits, and the budget spares
-// most ticks the read. Outside a task: the reads happen (and never yield) whatever the
-// time, so the counts are exact.
-TEST(InstrumentedRecursion, ShortCallsReachClockReadsThroughTicks) {
-  constexpr uint64_t kNodes = (uint64_t(1) << 16) - 1;
-  std::vector<tree_node> tree = CompleteTree(kNodes);
-  tick_walk_calls = 0;
+// every node twice more after its calls, and the walk's root function once after its call:
+// every probe executed is a tick. Outside a task: the reads happen (and never yield)
+// whatever the time, so the counts are exact.
+void ExpectOnlyTicks(uint64_t calls, uint64_t nodes) {
+  EXPECT_EQ(calls, 2 * nodes + 1);  // each node and each null child
+  EXPECT_EQ(quanta_stat_ticks_executed, calls + 2 * nodes + 1);
+  EXPECT_EQ(quanta_stat_probes_executed, quanta_stat_ticks_executed);  // no clock probe
+}
+
+void ResetCounts() {
   quanta_stat_probes_executed = 0;
   quanta_stat_ticks_executed = 0;
   quanta_stat_tick_clock_reads = 0;
-  tick_walk(&tree[0]);
-  EXPECT_EQ(tick_walk_calls, 2 * kNodes + 1);  // each node and each null child
-  EXPECT_EQ(quanta_stat_ticks_executed, tick_walk_calls + 2 * kNodes + 1);
-  EXPECT_EQ(quanta_stat_probes_executed, quanta_stat_ticks_executed);  // no clock probe
+}
+
+// With fixed refills (-quanta-adaptive=0) the ticks' charges (at least the 24 units of
+// mixing a node does before recursing) add up to a clock read at least every B / 24 node
+// visits, and the budget spares most ticks the read.
+TEST(InstrumentedRecursion, ShortCallsReachClockReadsThroughTicks) {
+  constexpr uint64_t kNodes = (uint64_t(1) << 16) - 1;
+  std::vector<tree_node> tree = CompleteTree(kNodes);
+  fixed_tick_walk_calls = 0;
+  ResetCounts();
+  fixed_tick_walk(&tree[0]);
+  ExpectOnlyTicks(fixed_tick_walk_calls, kNodes);
   EXPECT_GE(quanta_stat_tick_clock_reads, kNodes / (1000 / 24));
   EXPECT_LE(quanta_stat_tick_clock_reads * 4, quanta_stat_ticks_executed);
+}
+
+// With adaptive refills (the default) a read refills the budget with a gap planned from the
+// thread's speed, never more than the longest gap (64 B = 64,000 units): the charges still
+// reach a read at least every 64,000 / 24 node visits, however fast or slow the machine.
+TEST(InstrumentedRecursion, AdaptiveTickRefillsStayWithinTheLongestGap) {
+  constexpr uint64_t kNodes = (uint64_t(1) << 16) - 1;
+  std::vector<tree_node> tree = CompleteTree(kNodes);
+  tick_walk_calls = 0;
+  ResetCounts();
+  uint64_t adaptive = tick_walk(&tree[0]);
+  ExpectOnlyTicks(tick_walk_calls, kNodes);
+  EXPECT_GE(quanta_stat_tick_clock_reads, kNodes / (64 * 1000 / 24));
+  EXPECT_EQ(adaptive, fixed_tick_walk(&tree[0]));  // the same walk
 }
 
 }  // namespace

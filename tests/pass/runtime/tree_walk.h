@@ -28,9 +28,12 @@ void plain_tree_walk_handler(void* arg);
 
 /* tick_walk.c (clock mode, executed probes and ticks counted): a pre-order walk whose
  * calls each do at least 8 rounds of mixing (24 IR cost units) before they recurse; returns
- * the hash and counts visit()'s calls in tick_walk_calls. */
+ * the hash and counts visit()'s calls in tick_walk_calls. Built twice: with adaptive tick
+ * refills (the default) and, as fixed_tick_walk, with -quanta-adaptive=0 (every refill B). */
 uint64_t tick_walk(const struct tree_node* root);
 extern uint64_t tick_walk_calls;
+uint64_t fixed_tick_walk(const struct tree_node* root);
+extern uint64_t fixed_tick_walk_calls;
 extern uint64_t quanta_stat_probes_executed;
 extern uint64_t quanta_stat_ticks_executed;
 extern uint64_t quanta_stat_tick_clock_reads;
