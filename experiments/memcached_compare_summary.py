@@ -147,7 +147,7 @@ def ratio_text(value):
 def verdict_text(server, transport, v):
     text = f"{server}, {transport}: target met in {v['met_repeats']} of {v['repeats']} repeats"
     if v["no_verdict_repeats"]:
-        text += f" ({v['no_verdict_repeats']} without a verdict: memcached sustained no rate of the ladder)"
+        text += f" ({v['no_verdict_repeats']} without a verdict: no memcached ceiling to compare at)"
     return (text + f"; p99 at memcached's ceiling, quanta / memcached: median "
             f"{ratio_text(v['p99_ratio_at_memcached_sustained_median'])}; requests per CPU-second, "
             f"quanta / memcached: median {ratio_text(v['requests_per_cpu_s_ratio_median'])}")
