@@ -17,7 +17,14 @@ the sharing's as much as the servers'. The comparison is still fair in that both
 face the same client on the same CPUs (quanta runs only during its own runs, since it
 may spin), but the absolute figures are not the servers' alone.
 
+One ladder says little on a noisy host, so --repeat N runs the whole ladder N times (the
+servers' order at each rate reversed on odd repeats) and the summary takes medians over
+the repeats. The verdict pairs each quanta server with memcached repeat by repeat: the
+target is met in a repeat when quanta sustained at least memcached's rate of that repeat
+at no higher p99 at memcached's sustained rate (experiments/memcached_compare_summary.py).
+
     experiments/memcached_vs_kvcache.py                       # default ladder, 3 s a run
+    experiments/memcached_vs_kvcache.py --repeat 5            # the ladder five times
     experiments/memcached_vs_kvcache.py --quick               # tiny, for a smoke test
 Writes experiments/results/memcached_vs_kvcache.{json,md,png} unless --out-dir says else.
 """
@@ -31,6 +38,10 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from memcached_compare_summary import (  # noqa: E402
+    latency_us, p99_by_rate, ratio_text, repeat_of, server_order, summarise_repeats)
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -146,16 +157,6 @@ def summarise(report, cpu_s, elapsed_s):
     }
 
 
-def sustained(points, name, transport, max_p99_us):
-    # The largest offered rate at which at least 99% were answered, nothing overloaded, and
-    # the p99 stayed bounded (over TCP nothing is dropped: a server behind only queues).
-    ok = [p["rate_rps"] for p in points
-          if p["server"] == name and p["transport"] == transport
-          and p["answered_share"] >= 0.99 and p["overloaded"] == 0
-          and isinstance(p["p99_us"], (int, float)) and p["p99_us"] <= max_p99_us]
-    return max(ok) if ok else 0
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--build", default=str(ROOT / "build"))
@@ -166,6 +167,8 @@ def main():
     ap.add_argument("--duration-s", type=float, default=3.0)
     ap.add_argument("--max-p99-ms", type=float, default=10.0,
                     help="a rate is sustained only with p99 at most this (default 10 ms)")
+    ap.add_argument("--repeat", default="1",
+                    help="run the whole rate ladder this many times; the summary takes medians over them (default 1)")
     ap.add_argument("--udp-receive", choices=["recvmmsg", "io_uring"], default="recvmmsg",
                     help="quanta serve --udp-receive")
     ap.add_argument("--tcp-poll", choices=["epoll", "io_uring"], default="epoll",
@@ -185,7 +188,10 @@ def main():
             result = json.loads(Path(args.replot).read_text())
             names, rates = result["servers"], sorted({p["rate_rps"] for p in result["points"]})
             transports = sorted({p["transport"] for p in result["points"]}, key=["tcp", "udp"].index)
-        except (OSError, ValueError, KeyError) as e:
+            # Recomputed from the points, so that a result written before --repeat (its points
+            # have no "repeat": one ladder, repeat 0) gets the medians and the verdict too.
+            result["summary"] = summarise_repeats(result["points"], names, transports, result["max_p99_ms"] * 1000)
+        except (OSError, ValueError, KeyError, TypeError) as e:
             ap.error(f"--replot: cannot read '{args.replot}' as this script's result: {e}")
         stem = Path(args.replot).with_suffix("")
         Path(f"{stem}.md").write_text(markdown(result, names, transports, rates))
@@ -199,6 +205,12 @@ def main():
             raise ValueError
     except ValueError:
         ap.error(f"--rates: '{args.rates}' is not a comma list of positive integers")
+    try:
+        repeats = int(args.repeat)
+        if repeats <= 0:
+            raise ValueError
+    except ValueError:
+        ap.error(f"--repeat: '{args.repeat}' is not a positive integer")
     transports = args.transports.split(",")
     if any(t not in ("tcp", "udp") for t in transports):
         ap.error(f"--transports: '{args.transports}' (expected tcp, udp or tcp,udp)")
@@ -227,63 +239,59 @@ def main():
                 "--listen", f"tcp://127.0.0.1:{q_port}", "--listen", f"udp://127.0.0.1:{q_port}", "--format", "json",
                 "--idle-spin-us", str(args.idle_spin_us), "--udp-receive", args.udp_receive, "--tcp-poll", args.tcp_poll,
                 *QUANTA_LAYOUTS[layout]]
+    points = []
+    quanta_reports = []
+
+    def run_once(memcached_proc, repeat, transport, rate, name):
+        # One server's run at one rate: the client's point, and quanta's own counters.
+        quanta_run = name != "memcached"
+        server = memcached_proc
+        if quanta_run:
+            server = subprocess.Popen(quanta_command(name.split("-", 1)[1]), stdout=subprocess.PIPE,
+                                      stderr=subprocess.PIPE, text=True)
+            wait_for_tcp(q_port)
+        port = q_port if quanta_run else mc_port
+        try:
+            before, start = cpu_seconds(server.pid), time.monotonic()
+            cmd, report = run_load(quanta, client_app, args.keys, f"{transport}://127.0.0.1:{port}",
+                                   rate, args.duration_s)
+            cpu_s, elapsed_s = cpu_seconds(server.pid) - before, time.monotonic() - start
+        finally:
+            if quanta_run:
+                server.send_signal(signal.SIGTERM)
+                q_out, q_err = server.communicate(timeout=60)
+        if quanta_run:
+            if server.returncode != 0:
+                sys.exit(f"quanta serve exited {server.returncode}: {q_err.strip()}")
+            quanta_reports.append({"server": name, "transport": transport, "rate_rps": rate,
+                                   "repeat": repeat, "network": json.loads(q_out)["network"]})
+        point = {"server": name, "transport": transport, "rate_rps": rate, "repeat": repeat, "command": cmd}
+        point.update(summarise(report, cpu_s, elapsed_s))
+        points.append(point)
+        print(f"repeat {repeat} {transport} {rate:>7} rps {name:>9}: answered {point['answered_share']:.3f}  "
+              f"p50 {us(point['p50_us'])} us  p99 {us(point['p99_us'])} us  "
+              f"server cores {point['server_cores_busy']:.2f}", file=sys.stderr)
+
     # memcached stays up (it sleeps in epoll when idle, costing the others nothing); quanta's
     # dispatcher and worker spin, so it is started for its own runs only, lest it take the
     # CPUs from memcached's.
     memcached_proc = subprocess.Popen(mc_cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    points = []
-    quanta_reports = []
     try:
         wait_for_tcp(mc_port)
         preload_memcached(mc_port, args.keys, args.value_bytes)
-        for transport in transports:
-            for rate in rates:
-                for name in names:
-                    quanta_run = name != "memcached"
-                    server = memcached_proc
-                    if quanta_run:
-                        server = subprocess.Popen(quanta_command(name.split("-", 1)[1]), stdout=subprocess.PIPE,
-                                                  stderr=subprocess.PIPE, text=True)
-                        wait_for_tcp(q_port)
-                    port = q_port if quanta_run else mc_port
-                    try:
-                        before, start = cpu_seconds(server.pid), time.monotonic()
-                        cmd, report = run_load(quanta, client_app, args.keys, f"{transport}://127.0.0.1:{port}",
-                                               rate, args.duration_s)
-                        cpu_s, elapsed_s = cpu_seconds(server.pid) - before, time.monotonic() - start
-                    finally:
-                        if quanta_run:
-                            server.send_signal(signal.SIGTERM)
-                            q_out, q_err = server.communicate(timeout=60)
-                    if quanta_run:
-                        if server.returncode != 0:
-                            sys.exit(f"quanta serve exited {server.returncode}: {q_err.strip()}")
-                        quanta_reports.append({"server": name, "transport": transport, "rate_rps": rate,
-                                               "network": json.loads(q_out)["network"]})
-                    point = {"server": name, "transport": transport, "rate_rps": rate, "command": cmd}
-                    point.update(summarise(report, cpu_s, elapsed_s))
-                    points.append(point)
-                    print(f"{transport} {rate:>7} rps {name:>9}: answered {point['answered_share']:.3f}  "
-                          f"p50 {us(point['p50_us'])} us  p99 {us(point['p99_us'])} us  "
-                          f"server cores {point['server_cores_busy']:.2f}", file=sys.stderr)
+        for repeat in range(repeats):
+            for transport in transports:
+                for rate in rates:
+                    for name in server_order(names, repeat):
+                        run_once(memcached_proc, repeat, transport, rate, name)
     finally:
         memcached_proc.terminate()
         memcached_proc.wait(timeout=30)
 
-    summary = {}
-    for transport in transports:
-        for name in names:
-            sustained_rps = sustained(points, name, transport, args.max_p99_ms * 1000)
-            at = [p for p in points if p["server"] == name and p["transport"] == transport
-                  and p["rate_rps"] == sustained_rps]
-            summary[f"{name}_{transport}"] = {
-                "sustained_rps": sustained_rps,
-                "p99_us_at_sustained": at[0]["p99_us"] if at else None,
-                "requests_per_cpu_s_at_sustained": at[0]["requests_per_cpu_s"] if at else None,
-            }
+    summary = summarise_repeats(points, names, transports, args.max_p99_ms * 1000)
     result = {
         "what": "memcached (1 thread) vs quanta serve + kvcache, same GETs, same quanta load, interleaved",
-        "keys": args.keys, "value_bytes": args.value_bytes, "duration_s": args.duration_s,
+        "keys": args.keys, "value_bytes": args.value_bytes, "duration_s": args.duration_s, "repeats": repeats,
         "max_p99_ms": args.max_p99_ms, "udp_receive": args.udp_receive, "tcp_poll": args.tcp_poll,
         "idle_spin_us": args.idle_spin_us,
         "cpus": os.cpu_count(), "servers": names, "memcached_command": mc_cmd,
@@ -299,34 +307,72 @@ def main():
     Path(f"{stem}.json").write_text(json.dumps(result, indent=2) + "\n")
     Path(f"{stem}.md").write_text(markdown(result, names, transports, rates))
     plot(result, names, transports, f"{stem}.png")
-    print(json.dumps(summary, indent=2))
+    for key, s in summary["servers"].items():
+        print(f"{key}: sustained {whole(s['sustained_rps'])} rps (median of {repeats}), "
+              f"requests per CPU-second there {whole(s['requests_per_cpu_s_at_sustained'])}")
+    for v in summary["verdict"].values():
+        print(v["text"])
+
+
+def whole(value):
+    # A median or count for a table: "-" where there is none, "inf" where it is infinite.
+    return "-" if value is None else us(value)
 
 
 def markdown(result, names, transports, rates):
+    summary, points = result["summary"], result["points"]
+    n = summary["repeats"]
     lines = [f"# memcached vs quanta + kvcache, GETs of {result['value_bytes']}-byte values",
              "",
-             f"`experiments/memcached_vs_kvcache.py`, {result['duration_s']} s a run, {result['cpus']} CPUs, the client "
-             "sharing a CPU with the servers. Each cell: share answered / p99 latency (us) / server CPU-seconds per "
-             "second of run.",
+             f"`experiments/memcached_vs_kvcache.py`, {result['duration_s']} s a run, the rate ladder run {n} "
+             f"time{'s' if n > 1 else ''}, {result['cpus']} CPUs, the client sharing a CPU with the servers. A rate is "
+             f"sustained with >= 99% answered and p99 <= {result['max_p99_ms']:g} ms, checked in each repeat.",
              "",
-             "| transport | rate (rps) | " + " | ".join(names) + " |",
-             "|---|---|" + "---|" * len(names)]
+             "The target, per repeat: quanta sustained at least memcached's rate of that repeat, and its p99 at "
+             "memcached's sustained rate was no higher than memcached's there. Ratios are quanta / memcached, "
+             "paired by repeat (the p99s at memcached's sustained rate; requests per CPU-second, each server at its "
+             "own sustained rate), then the median.",
+             "",
+             "| quanta server, transport | target met | p99 ratio at memcached's ceiling | requests per CPU-second ratio |",
+             "|---|---|---|---|"]
+    for key, v in summary["verdict"].items():
+        name, transport = key.rsplit("_", 1)
+        met = f"{v['met_repeats']} of {v['repeats']}" + (f" ({v['no_verdict_repeats']} without a verdict)"
+                                                         if v["no_verdict_repeats"] else "")
+        lines.append(f"| {name}, {transport} | {met} | {ratio_text(v['p99_ratio_at_memcached_sustained_median'])} "
+                     f"| {ratio_text(v['requests_per_cpu_s_ratio_median'])} |")
+    lines += ["", "Medians over the repeats, each server at its own sustained rate:", "",
+              "| server, transport | sustained rps, median (each repeat) | p99 there (us) | requests per CPU-second there |",
+              "|---|---|---|---|"]
+    for key, s in summary["servers"].items():
+        name, transport = key.rsplit("_", 1)
+        each = ", ".join(str(r["sustained_rps"]) for r in s["per_repeat"])
+        lines.append(f"| {name}, {transport} | {whole(s['sustained_rps'])} ({each}) | {whole(s['p99_us_at_sustained'])} "
+                     f"| {whole(s['requests_per_cpu_s_at_sustained'])} |")
+    lines += ["", "p99 (us) at each rate, median over the repeats" + (" (min–max)" if n > 1 else "") + ":", "",
+              "| transport | rate (rps) | " + " | ".join(names) + " |",
+              "|---|---|" + "---|" * len(names)]
     for transport in transports:
+        by_server = {name: {row[0]: row[1:] for row in p99_by_rate(points, name, transport)} for name in names}
         for rate in rates:
             cells = []
             for name in names:
-                p = next(p for p in result["points"]
-                         if p["server"] == name and p["transport"] == transport and p["rate_rps"] == rate)
-                cells.append(f"{p['answered_share']:.3f} / {us(p['p99_us'])} / {p['server_cores_busy']:.2f}")
+                mid, low, high = by_server[name].get(rate, (None, None, None))
+                cells.append(whole(mid) + (f" ({whole(low)}–{whole(high)})" if n > 1 and mid is not None else ""))
             lines.append(f"| {transport} | {rate} | " + " | ".join(cells) + " |")
-    lines += ["", f"| server, transport | sustained rps (>= 99% answered, p99 <= {result['max_p99_ms']:g} ms) | p99 there (us) "
-              "| requests per CPU-second there |",
-              "|---|---|---|---|"]
-    for key, s in result["summary"].items():
-        per_cpu = f"{s['requests_per_cpu_s_at_sustained']:.0f}" if s["requests_per_cpu_s_at_sustained"] else "-"
-        p99 = us(s["p99_us_at_sustained"]) if s["p99_us_at_sustained"] is not None else "-"
-        name, transport = key.rsplit("_", 1)
-        lines.append(f"| {name}, {transport} | {s['sustained_rps']} | {p99} | {per_cpu} |")
+    lines += ["", "Every run: share answered / p99 latency (us) / server CPU-seconds per second of run.", "",
+              "| transport | rate (rps) | repeat | " + " | ".join(names) + " |",
+              "|---|---|---|" + "---|" * len(names)]
+    for transport in transports:
+        for rate in rates:
+            for repeat in sorted({repeat_of(p) for p in points}):
+                cells = []
+                for name in names:
+                    p = next((p for p in points if p["server"] == name and p["transport"] == transport
+                              and p["rate_rps"] == rate and repeat_of(p) == repeat), None)
+                    cells.append("-" if p is None else
+                                 f"{p['answered_share']:.3f} / {us(p['p99_us'])} / {p['server_cores_busy']:.2f}")
+                lines.append(f"| {transport} | {rate} | {repeat} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
 
@@ -339,18 +385,36 @@ def plot(result, names, transports, path):
         print(f"memcached_vs_kvcache.py: no matplotlib here, so no {path} (the venv of scripts/setup.sh has it)",
               file=sys.stderr)
         return
+    n = result["summary"]["repeats"]
     fig, axes = plt.subplots(1, len(transports), figsize=(6 * len(transports), 4), squeeze=False)
     for ax, transport in zip(axes[0], transports):
         for i, name in enumerate(names):
             style = ("o-", "s-", "^-", "v-", "d-", "x-")[i % 6]
-            pts = [p for p in result["points"] if p["server"] == name and p["transport"] == transport]
-            finite = [p for p in pts if isinstance(p["p99_us"], (int, float))]
-            ax.plot([p["rate_rps"] for p in finite], [p["p99_us"] for p in finite], style, label=f"{name} p99")
+            # The line joins the finite medians, a bar spans the finite p99s of the repeats,
+            # and a hollow "^" at the highest finite one marks a rate where some repeat's p99
+            # was infinite (dropped requests; with two repeats that makes the median infinite).
+            rows, clipped = [], []
+            for rate, mid, _, high in p99_by_rate(result["points"], name, transport):
+                finite = [latency_us(p["p99_us"]) for p in result["points"] if p["server"] == name
+                          and p["transport"] == transport and p["rate_rps"] == rate
+                          and latency_us(p["p99_us"]) != float("inf")]
+                if mid != float("inf"):
+                    rows.append((rate, mid, min(finite), max(finite)))
+                if high == float("inf") and finite:
+                    clipped.append((rate, max(finite)))
+            label = f"{name} p99" + (f", median of {n} (bars: min–max)" if n > 1 else "")
+            line = ax.errorbar([r[0] for r in rows], [r[1] for r in rows], fmt=style, capsize=3, label=label,
+                               yerr=[[r[1] - r[2] for r in rows], [r[3] - r[1] for r in rows]] if n > 1 else None)
+            if clipped:
+                marked = any(h.get_label().startswith("hollow") for h in ax.get_lines())
+                ax.plot([c[0] for c in clipped], [c[1] for c in clipped], "^", mfc="none", ms=9,
+                        color=line[0].get_color(),
+                        label="_" if marked else "hollow ^: some repeat's p99 infinite (dropped)")
         ax.set_yscale("log")
         ax.set_xlabel("offered GETs per second")
         ax.set_ylabel("p99 latency (us, from intended send)")
         ax.set_title(f"{transport.upper()}: client sharing the servers' 2 CPUs")
-        ax.legend()
+        ax.legend(fontsize="small")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
 

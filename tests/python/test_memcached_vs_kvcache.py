@@ -1,5 +1,6 @@
 """experiments/memcached_vs_kvcache.py --quick runs memcached and quanta + kvcache side by
-side and writes its JSON, table and plot.
+side and writes its JSON, table and plot; its summary and verdict over repeats
+(experiments/memcached_compare_summary.py) are checked on points made up here.
 
 Counts only: the rates and latencies depend on the machine and what else runs on it.
 """
@@ -7,37 +8,181 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from conftest import BUILD_DIR, ROOT
 
 SCRIPT = ROOT / "experiments" / "memcached_vs_kvcache.py"
+sys.path.insert(0, str(ROOT / "experiments"))
+import memcached_compare_summary as summary_of  # noqa: E402
+
+MAX_P99_US = 10_000.0
 
 
-def test_quick_run_covers_every_server_transport_and_rate(tmp_path):
-    proc = subprocess.run([sys.executable, str(SCRIPT), "--quick", "--build", str(BUILD_DIR), "--out-dir",
-                           str(tmp_path)], capture_output=True, text=True, timeout=600)
+def point(server, repeat, rate, p99_us, answered_share=1.0, overloaded=0, per_cpu_s=100_000.0, transport="tcp"):
+    # A point as the script records it, with only what the summary reads.
+    return {"server": server, "transport": transport, "rate_rps": rate, "repeat": repeat, "p99_us": p99_us,
+            "answered_share": answered_share, "overloaded": overloaded, "requests_per_cpu_s": per_cpu_s,
+            "server_cores_busy": 0.5}
+
+
+def test_server_order_is_reversed_on_odd_repeats():
+    names = ["memcached", "quanta-block", "quanta-one-thread"]
+    assert summary_of.server_order(names, 0) == names
+    assert summary_of.server_order(names, 1) == ["quanta-one-thread", "quanta-block", "memcached"]
+    assert summary_of.server_order(names, 2) == names
+    assert names == ["memcached", "quanta-block", "quanta-one-thread"]  # not reversed in place
+
+
+def test_sustained_rate_is_checked_in_each_repeat_and_the_summary_takes_medians():
+    points = [
+        point("memcached", 0, 1000, 100.0), point("memcached", 0, 2000, 200.0), point("memcached", 0, 4000, 400.0),
+        # Repeat 1: 4000 over the p99 bound, 2000 short of 99% answered: 1000 is its ceiling,
+        # though repeat 0 sustained both.
+        point("memcached", 1, 1000, 300.0), point("memcached", 1, 2000, 500.0, answered_share=0.985),
+        point("memcached", 1, 4000, 20_000.0),
+        # Repeat 2: 4000 answered all, but overloaded some; 2000 has an infinite p99.
+        point("memcached", 2, 1000, 200.0), point("memcached", 2, 2000, "inf"),
+        point("memcached", 2, 4000, 900.0, overloaded=3),
+    ]
+    assert [summary_of.sustained_rps(points, "memcached", "tcp", r, MAX_P99_US) for r in (0, 1, 2)] == [4000, 1000, 1000]
+    s = summary_of.server_summary(points, "memcached", "tcp", MAX_P99_US)
+    assert s["sustained_rps"] == 1000
+    assert [r["sustained_rps"] for r in s["per_repeat"]] == [4000, 1000, 1000]
+    assert s["p99_us_at_sustained"] == 300.0  # median of 400, 300, 200
+    by_rate = {row["rate_rps"]: row for row in s["p99_us_by_rate"]}
+    assert by_rate[1000] == {"rate_rps": 1000, "median": 200.0, "min": 100.0, "max": 300.0}
+    assert by_rate[2000]["median"] == 500.0 and by_rate[2000]["max"] == "inf"
+    assert summary_of.sustained_rps(points, "memcached", "udp", 0, MAX_P99_US) == 0
+
+
+def ladder_of_three_repeats():
+    # Per repeat, what memcached and quanta did; the verdict of each repeat depends on which
+    # repeat's memcached ceiling it is paired with.
+    mc, q = "memcached", "quanta-one-thread"
+    return [
+        # Repeat 0: memcached sustains 4000 (p99 500); quanta too, at 400: met. At 2000
+        # (repeat 1's ceiling) quanta's p99 is the higher one, so pairing repeat 0 with
+        # repeat 1's ceiling would say not met.
+        point(mc, 0, 2000, 100.0, per_cpu_s=50_000.0), point(mc, 0, 4000, 500.0, per_cpu_s=100_000.0),
+        point(q, 0, 2000, 900.0, per_cpu_s=40_000.0), point(q, 0, 4000, 400.0, per_cpu_s=90_000.0),
+        # Repeat 1: memcached sustains 2000 only (p99 300); quanta 2000 at 200: met. Paired
+        # with repeat 0's ceiling (4000), quanta would fall short.
+        point(mc, 1, 2000, 300.0, per_cpu_s=100_000.0), point(mc, 1, 4000, 20_000.0),
+        point(q, 1, 2000, 200.0, per_cpu_s=80_000.0), point(q, 1, 4000, 30_000.0),
+        # Repeat 2: quanta sustains more (4000) but its p99 at memcached's ceiling (2000) is
+        # higher: not met.
+        point(mc, 2, 2000, 300.0, per_cpu_s=100_000.0), point(mc, 2, 4000, "inf", answered_share=0.5),
+        point(q, 2, 2000, 350.0, per_cpu_s=60_000.0), point(q, 2, 4000, 1000.0, per_cpu_s=120_000.0),
+    ]
+
+
+def test_verdict_pairs_each_repeat_with_memcached_of_the_same_repeat():
+    v = summary_of.verdict(ladder_of_three_repeats(), "quanta-one-thread", "tcp", MAX_P99_US)
+    assert [r["met"] for r in v["per_repeat"]] == [True, True, False]
+    assert (v["met_repeats"], v["repeats"], v["no_verdict_repeats"]) == (2, 3, 0)
+    assert [r["memcached_sustained_rps"] for r in v["per_repeat"]] == [4000, 2000, 2000]
+    assert [r["quanta_sustained_rps"] for r in v["per_repeat"]] == [4000, 2000, 4000]
+    assert [r["quanta_p99_us_at_memcached_sustained"] for r in v["per_repeat"]] == [400.0, 200.0, 350.0]
+    # p99 ratios 0.8, 0.67, 1.17; requests per CPU-second, each at its own ceiling: 0.9, 0.8, 1.2.
+    assert v["p99_ratio_at_memcached_sustained_median"] == pytest.approx(0.8)
+    assert v["requests_per_cpu_s_ratio_median"] == pytest.approx(0.9)
+    assert summary_of.verdict_text("quanta-one-thread", "tcp", v).startswith(
+        "quanta-one-thread, tcp: target met in 2 of 3 repeats; p99 at memcached's ceiling, quanta / memcached: "
+        "median 0.80; requests per CPU-second, quanta / memcached: median 0.90")
+
+
+def test_one_repeat_gives_k_of_1_and_a_repeat_without_memcached_ceiling_gives_no_verdict():
+    one = [p for p in ladder_of_three_repeats() if p["repeat"] == 2]
+    v = summary_of.verdict(one, "quanta-one-thread", "tcp", MAX_P99_US)
+    assert (v["met_repeats"], v["repeats"], v["no_verdict_repeats"]) == (0, 1, 0)
+    assert "target met in 0 of 1 repeats" in summary_of.verdict_text("quanta-one-thread", "tcp", v)
+    # memcached's p99 over the bound at every rate: no ceiling to compare quanta at.
+    none = [point("memcached", 0, 2000, 20_000.0), point("quanta-one-thread", 0, 2000, 100.0)]
+    v = summary_of.verdict(none, "quanta-one-thread", "tcp", MAX_P99_US)
+    assert (v["met_repeats"], v["repeats"], v["no_verdict_repeats"]) == (0, 1, 1)
+    assert v["per_repeat"][0]["met"] is None and v["p99_ratio_at_memcached_sustained_median"] is None
+    assert "1 without a verdict" in summary_of.verdict_text("quanta-one-thread", "tcp", v)
+
+
+def test_summary_is_plain_json_and_points_without_repeat_are_repeat_0():
+    points = ladder_of_three_repeats()
+    points.append(point("memcached", 0, 8000, "inf", answered_share=0.2))
+    s = summary_of.summarise_repeats(points, ["memcached", "quanta-one-thread"], ["tcp"], MAX_P99_US)
+    assert s["repeats"] == 3
+    assert set(s["servers"]) == {"memcached_tcp", "quanta-one-thread_tcp"}
+    assert set(s["verdict"]) == {"quanta-one-thread_tcp"}
+    assert s["verdict"]["quanta-one-thread_tcp"]["text"].startswith("quanta-one-thread, tcp: target met in 2 of 3")
+    by_rate = {row["rate_rps"]: row for row in s["servers"]["memcached_tcp"]["p99_us_by_rate"]}
+    assert by_rate[8000]["median"] == "inf"
+    json.dumps(s, allow_nan=False)  # no bare Infinity
+    old = [{k: v for k, v in p.items() if k != "repeat"} for p in points if p["repeat"] == 1]
+    s = summary_of.summarise_repeats(old, ["memcached", "quanta-one-thread"], ["tcp"], MAX_P99_US)
+    assert s["repeats"] == 1 and s["verdict"]["quanta-one-thread_tcp"]["met_repeats"] == 1
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "1.5", "two"])
+def test_repeat_must_be_a_positive_integer(value):
+    proc = subprocess.run([sys.executable, str(SCRIPT), "--repeat", value, "--build", str(BUILD_DIR)],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2
+    assert f"--repeat: '{value}' is not a positive integer" in proc.stderr
+
+
+def test_quick_run_covers_every_server_transport_rate_and_repeat(tmp_path):
+    proc = subprocess.run([sys.executable, str(SCRIPT), "--quick", "--repeat", "2", "--build", str(BUILD_DIR),
+                           "--out-dir", str(tmp_path)], capture_output=True, text=True, timeout=900)
     assert proc.returncode == 0, proc.stderr
     result = json.loads((tmp_path / "memcached_vs_kvcache_quick.json").read_text())
     assert result["servers"] == ["memcached", "quanta-spin", "quanta-yield", "quanta-block", "quanta-one-thread"]
+    assert result["repeats"] == 2
     points = result["points"]
-    assert {(p["server"], p["transport"], p["rate_rps"]) for p in points} == {
-        (server, transport, rate) for server in result["servers"] for transport in ("tcp", "udp")
-        for rate in (2000, 4000)}
+    assert len(points) == 2 * 2 * 2 * 5
+    assert {(p["server"], p["transport"], p["rate_rps"], p["repeat"]) for p in points} == {
+        (server, transport, rate, repeat) for server in result["servers"] for transport in ("tcp", "udp")
+        for rate in (2000, 4000) for repeat in (0, 1)}
+    # The points are in the order they ran: at each rate, the servers as named in repeat 0
+    # and the other way round in repeat 1; all of repeat 0 before repeat 1.
+    assert [p["repeat"] for p in points] == [0] * 20 + [1] * 20
+    for i in range(0, len(points), 5):
+        group = points[i:i + 5]
+        assert len({(p["repeat"], p["transport"], p["rate_rps"]) for p in group}) == 1
+        expected = result["servers"] if group[0]["repeat"] == 0 else result["servers"][::-1]
+        assert [p["server"] for p in group] == expected
     for p in points:
         assert p["sent"] > 0 and p["answered"] > 0, p
         assert p["answered"] + p["dropped"] + p["overloaded"] <= p["sent"]
     # quanta's own count agrees with its client's: every request it took was answered.
+    assert len(result["quanta_network_counters"]) == 2 * 2 * 2 * 4
+    assert {c["repeat"] for c in result["quanta_network_counters"]} == {0, 1}
     for counters in result["quanta_network_counters"]:
         net = counters["network"][counters["transport"]]
         assert net["requests"] == net["replies_ok"] > 0
-    assert set(result["summary"]) == {f"{s}_{t}" for s in result["servers"] for t in ("tcp", "udp")}
-    assert (tmp_path / "memcached_vs_kvcache_quick.md").read_text().startswith("# memcached vs quanta")
+    summary = result["summary"]
+    assert summary["repeats"] == 2
+    assert set(summary["servers"]) == {f"{s}_{t}" for s in result["servers"] for t in ("tcp", "udp")}
+    for s in summary["servers"].values():
+        assert [r["repeat"] for r in s["per_repeat"]] == [0, 1]
+        assert [row["rate_rps"] for row in s["p99_us_by_rate"]] == [2000, 4000]
+    assert set(summary["verdict"]) == {f"{s}_{t}" for s in result["servers"][1:] for t in ("tcp", "udp")}
+    for key, v in summary["verdict"].items():
+        assert v["repeats"] == 2 and 0 <= v["met_repeats"] + v["no_verdict_repeats"] <= 2
+        assert v["text"].startswith(f"{key.rsplit('_', 1)[0]}, {key.rsplit('_', 1)[1]}: target met in ")
+        assert v["text"] in proc.stdout
+    # The verdicts are the last lines printed.
+    assert proc.stdout.strip().splitlines()[-8:] == [v["text"] for v in summary["verdict"].values()]
+    table = (tmp_path / "memcached_vs_kvcache_quick.md").read_text()
+    assert table.startswith("# memcached vs quanta")
+    assert "| quanta server, transport | target met |" in table and " of 2 |" in table
     assert (tmp_path / "memcached_vs_kvcache_quick.png").stat().st_size > 0
 
 
 def test_replot_writes_the_table_and_plot_again_from_a_result(tmp_path):
-    # A small result of the script's own shape: two servers, one transport, two rates.
-    points = [{"server": s, "transport": "udp", "rate_rps": r, "answered_share": 1.0, "p99_us": 100.0 + r / 100,
-               "server_cores_busy": 0.5} for s in ("memcached", "quanta-one-thread") for r in (1000, 2000)]
+    # A result of the shape written before --repeat (no "repeat" in its points, a flat
+    # summary): two servers, one transport, two rates; replotted as one repeat.
+    points = [{"server": s, "transport": "udp", "rate_rps": r, "answered_share": 1.0, "overloaded": 0,
+               "p99_us": 100.0 + r / 100, "server_cores_busy": 0.5, "requests_per_cpu_s": 4000.0}
+              for s in ("memcached", "quanta-one-thread") for r in (1000, 2000)]
     summary = {f"{s}_udp": {"sustained_rps": 2000, "p99_us_at_sustained": 120.0, "requests_per_cpu_s_at_sustained": 4000.0}
                for s in ("memcached", "quanta-one-thread")}
     result = {"value_bytes": 64, "duration_s": 1.0, "cpus": 2, "max_p99_ms": 10.0,
@@ -48,8 +193,18 @@ def test_replot_writes_the_table_and_plot_again_from_a_result(tmp_path):
                           timeout=120)
     assert proc.returncode == 0, proc.stderr
     table = (tmp_path / "r.md").read_text()
-    assert "| udp | 2000 | 1.000 / 120 / 0.50 | 1.000 / 120 / 0.50 |" in table
+    assert "| udp | 2000 | 0 | 1.000 / 120 / 0.50 | 1.000 / 120 / 0.50 |" in table
+    assert "| quanta-one-thread, udp | 1 of 1 | 1.00 | 1.00 |" in table
     assert (tmp_path / "r.png").stat().st_size > 0
+    # The same with two repeats, the second's quanta p99 over memcached's: met in 1 of 2.
+    again = [dict(p, repeat=1, p99_us=p["p99_us"] * (2 if p["server"] != "memcached" else 1)) for p in points]
+    path.write_text(json.dumps(dict(result, points=[dict(p, repeat=0) for p in points] + again)))
+    proc = subprocess.run([sys.executable, str(SCRIPT), "--replot", str(path)], capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    table = (tmp_path / "r.md").read_text()
+    assert "| quanta-one-thread, udp | 1 of 2 | 1.50 | 1.00 |" in table
+    assert "| udp | 2000 | 120 (120–120) | 180 (120–240) |" in table
     bad = subprocess.run([sys.executable, str(SCRIPT), "--replot", str(tmp_path / "missing.json")],
                          capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and "--replot" in bad.stderr
