@@ -42,6 +42,7 @@ const char* net_counter_name(NetCounter counter) {
     case NetCounter::kTcpRepliesDiscarded: return "tcp.replies_discarded";
     case NetCounter::kTcpEpollWaits: return "tcp.epoll_waits";
     case NetCounter::kTcpReads: return "tcp.reads";
+    case NetCounter::kTcpSends: return "tcp.sends";
     case NetCounter::kTcpPollRingErrors: return "tcp.poll_ring_errors";
     case NetCounter::kCount: break;
   }

@@ -56,6 +56,7 @@ enum class NetCounter : uint32_t {
                             // --tcp-poll epoll (but for polls that took buffered requests and
                             // skipped it), one per readiness signalled with io_uring
   kTcpReads,                // recv calls on connections (a read may bring several requests)
+  kTcpSends,                // send calls on connections (a send may carry several replies)
   kTcpPollRingErrors,       // --tcp-poll io_uring: the poll on the epoll set failed to arm or completed
                             // with an error (epoll is then asked at every poll until it is armed)
   kCount

@@ -43,6 +43,11 @@ struct TcpConnection {
   bool unread = false;
   bool hangup_seen = false;     // epoll reported the client's end of the stream
   bool on_runnable_list = false;  // has bytes to frame without waiting for the socket
+  // Replies held back in `out` while requests of the connection wait in its read buffer
+  // (TcpFrontEnd::advance): written together, one send for several, as memcached does.
+  uint32_t corked_replies = 0;
+  bool on_corked_list = false;
+  uint64_t framed_at_poll = 0;  // the front end's poll that last handed out one of its requests
   // State.
   bool open = false;
   bool paused = false;          // at the in-flight limit: not reading

@@ -31,6 +31,13 @@ constexpr int kEventsPerPoll = 64;
 // connection, room to write) waits at most this many polls. memcached does the same with
 // its requests per event (20).
 constexpr uint32_t kSkippedHarvestsAtMost = 7;
+// A connection whose read buffer holds more bytes when a reply is done (pipelined
+// requests) keeps the reply back and writes it with the replies of the requests after it:
+// on loopback each send costs the server a transmit and the client a wake-up, most of the
+// kernel's share of a GET. A reply is held at most until a poll hands out no request of
+// its connection (the one after it is long, or not all there yet) or this many are held,
+// and never while the dispatcher sleeps. memcached writes the replies of one read together.
+constexpr uint32_t kCorkedRepliesAtMost = 8;
 
 void watch(int epoll_fd, int fd, uint32_t slot, uint32_t events, int op) {
   epoll_event e{};
@@ -77,6 +84,8 @@ TcpFrontEnd::TcpFrontEnd(const ListenAddress& address, const FrontEndLimits& lim
   for (uint32_t i = tcp.max_connections; i > 0; --i) free_slots_.push_back(i - 1);
   runnable_.reserve(tcp.max_connections);
   scratch_.reserve(tcp.max_connections);
+  corked_.reserve(tcp.max_connections);
+  corked_scratch_.reserve(tcp.max_connections);
 }
 
 TcpFrontEnd::~TcpFrontEnd() {
@@ -94,6 +103,29 @@ uint32_t TcpFrontEnd::poll(uint64_t, Request** out, uint32_t max) {
   if (pthread_equal(poll_thread_.load(std::memory_order_relaxed), pthread_self()) == 0) {
     poll_thread_.store(pthread_self(), std::memory_order_relaxed);
   }
+  ++poll_serial_;
+  const uint32_t n = take_requests(out, max);
+  if (!corked_.empty()) flush_corked(closed_.load(std::memory_order_relaxed));
+  return n;
+}
+
+void TcpFrontEnd::flush_corked(bool all) {
+  corked_scratch_.swap(corked_);
+  for (uint32_t slot : corked_scratch_) {
+    TcpConnection& c = connections_[slot];
+    c.on_corked_list = false;
+    if (!c.open) continue;
+    if (!all && c.framed_at_poll == poll_serial_ && c.corked_replies < kCorkedRepliesAtMost) {
+      c.on_corked_list = true;  // its next request runs now: its reply joins these
+      corked_.push_back(slot);
+      continue;
+    }
+    write_out(slot);
+  }
+  corked_scratch_.clear();
+}
+
+uint32_t TcpFrontEnd::take_requests(Request** out, uint32_t max) {
   drain_completions();
   // Stopping: no new connection, no new request; what is in flight is still answered.
   if (closed_.load(std::memory_order_relaxed)) {
@@ -310,6 +342,7 @@ bool TcpFrontEnd::frame(uint32_t slot, Request** out, uint32_t max, uint32_t& n)
     } else {
       fill_request(*r, in, c.in.data(), next_id_++, this, read_tsc());
       tickets_[r->pool_index] = Ticket{slot, c.generation, take_sequence(c)};
+      c.framed_at_poll = poll_serial_;
       counters_.add(NetCounter::kTcpRequests);
       out[n++] = r;
     }
@@ -360,6 +393,7 @@ void TcpFrontEnd::complete(Request& request) {
 
 bool TcpFrontEnd::prepare_idle_wait(IdleWait& wait) {
   if (!runnable_.empty()) return false;
+  if (!corked_.empty()) flush_corked(true);  // no reply waits out a sleep
   // Readiness signalled but not yet harvested: the next poll has work.
   if (harvest_again_ || (ready_ring_ != nullptr && ready_ring_->signalled())) return false;
   // With the ring too the dispatcher sleeps on the epoll set itself (level-triggered: a
@@ -409,6 +443,9 @@ void TcpFrontEnd::place_completion(Request& request, bool ran) {
 
 void TcpFrontEnd::advance(uint32_t slot) {
   TcpConnection& c = connections_[slot];
+  // Requests wait in the buffer: hold the replies back for theirs (kCorkedRepliesAtMost).
+  const bool cork = c.in_len > 0 && c.corked_replies < kCorkedRepliesAtMost && !c.closing;
+  const uint64_t first = c.next_reply;
   while (c.next_reply < c.next_sequence) {
     PendingReply& p = c.window[c.next_reply % c.window.size()];
     if (!p.ready) break;
@@ -421,7 +458,7 @@ void TcpFrontEnd::advance(uint32_t slot) {
       // Counted before the bytes can leave: a client that has its reply and then asks for
       // a snapshot must find it counted (sent = answered + dropped at any moment it can see).
       counters_.add(NetCounter::kTcpRepliesOk);
-      if (last_due && c.backlog_bytes() == 0) {
+      if (last_due && c.backlog_bytes() == 0 && !cork) {
         // The usual case (always, for an in-order protocol): one reply due, nothing waiting
         // before it. Written from the record itself; only what the kernel does not take
         // is copied to the backlog.
@@ -452,7 +489,15 @@ void TcpFrontEnd::advance(uint32_t slot) {
     close_connection(slot);
     return;
   }
-  write_out(slot);
+  if (cork && c.backlog_bytes() > 0) {
+    c.corked_replies += static_cast<uint32_t>(c.next_reply - first);
+    if (!c.on_corked_list) {
+      c.on_corked_list = true;
+      corked_.push_back(slot);
+    }
+  } else {
+    write_out(slot);
+  }
   if (!c.open) return;
   if (c.paused && c.in_flight() < in_flight_limit_) {
     c.paused = false;
@@ -474,6 +519,7 @@ bool TcpFrontEnd::send_direct(TcpConnection& c, const unsigned char* head, uint3
   m.msg_iov = head_len > 0 ? parts : parts + 1;
   m.msg_iovlen = head_len > 0 ? 2 : 1;
   ssize_t sent = plain::sendmsg(c.fd, &m, MSG_DONTWAIT | MSG_NOSIGNAL);
+  counters_.add(NetCounter::kTcpSends);
   if (sent < 0) {
     if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) return false;
     sent = 0;  // the client's window is full: all of it waits in the backlog (EPOLLOUT resumes it)
@@ -489,6 +535,7 @@ void TcpFrontEnd::write_out(uint32_t slot) {
   TcpConnection& c = connections_[slot];
   while (c.backlog_bytes() > 0) {
     const ssize_t sent = plain::send(c.fd, c.out.data() + c.out_sent, c.backlog_bytes(), MSG_DONTWAIT | MSG_NOSIGNAL);
+    counters_.add(NetCounter::kTcpSends);
     if (sent > 0) {
       c.out_sent += static_cast<std::size_t>(sent);
       continue;
@@ -501,6 +548,7 @@ void TcpFrontEnd::write_out(uint32_t slot) {
   if (c.out_sent == c.out.size()) {
     c.out.clear();
     c.out_sent = 0;
+    c.corked_replies = 0;
   } else if (c.out_sent > c.out.size() / 2) {
     c.out.erase(c.out.begin(), c.out.begin() + static_cast<std::ptrdiff_t>(c.out_sent));
     c.out_sent = 0;
@@ -533,6 +581,7 @@ void TcpFrontEnd::close_connection(uint32_t slot) {
   c.in_len = 0;
   c.out.clear();
   c.out_sent = 0;
+  c.corked_replies = 0;
   c.next_sequence = c.next_reply = 0;
   --open_count_;
   free_slots_.push_back(slot);

@@ -130,6 +130,10 @@ class TcpFrontEnd final : public Source, public Sink {
   // connection as its state says.
   void advance(uint32_t slot);
   void write_out(uint32_t slot);
+  uint32_t take_requests(Request** out, uint32_t max);
+  // Writes the held-back replies of every connection that had no request handed out in
+  // this poll (or holds kCorkedRepliesAtMost already); all of them with `all`.
+  void flush_corked(bool all);
   // Sends `head` then `body` with one sendmsg, straight from where they are, and puts what
   // the kernel did not take in the connection's (empty) backlog. False on a socket error
   // (the caller closes the connection).
@@ -167,6 +171,9 @@ class TcpFrontEnd final : public Source, public Sink {
   std::vector<uint32_t> free_slots_;
   std::vector<uint32_t> runnable_;      // connections with framable bytes and room
   std::vector<uint32_t> scratch_;       // the list being worked through (kept: no allocation per poll)
+  std::vector<uint32_t> corked_;        // connections holding replies back (advance, flush_corked)
+  std::vector<uint32_t> corked_scratch_;
+  uint64_t poll_serial_ = 0;            // poll() calls so far
   uint32_t open_count_ = 0;
   std::atomic<bool> closed_{false};
 };

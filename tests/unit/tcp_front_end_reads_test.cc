@@ -6,7 +6,9 @@
 // loopback; `tcp.reads` counts the recv calls. And while such buffered requests keep
 // coming, the front end asks epoll at most every 8th poll, yet a request on another
 // connection is still taken within 8 polls. A reply finished on the polling thread is
-// written at once, one from another thread at the next poll. Counts and ordering only.
+// written at once, one from another thread at the next poll, and replies of requests
+// pipelined behind each other go out several to a send (`tcp.sends` counts the send
+// calls). Counts and ordering only.
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
@@ -107,6 +109,7 @@ class TcpReads : public ::testing::Test {
   }
 
   uint64_t reads() const { return counters_.get(NetCounter::kTcpReads); }
+  uint64_t sends() const { return counters_.get(NetCounter::kTcpSends); }
   uint64_t epoll_waits() const { return counters_.get(NetCounter::kTcpEpollWaits); }
 
   int connect_other() {
@@ -161,16 +164,18 @@ TEST_F(TcpReads, BufferedRequestsAreFramedBeforeTheSocketIsReadAgain) {
   EXPECT_EQ(counters_.get(NetCounter::kTcpRepliesOk), 4u);
 }
 
-// A request finished on the thread that polls (the one-thread server) has its reply
-// written by complete() itself; one finished on another thread (a worker) waits in the
-// queue, and its reply goes out at the next poll.
+// A request finished on the thread that polls (the one-thread server), with nothing more
+// waiting in its connection's buffer, has its reply written by complete() itself; one
+// finished on another thread (a worker) waits in the queue, and its reply goes out at the
+// next poll.
 TEST_F(TcpReads, RepliesFromThePollingThreadGoOutAtOnceOthersAtTheNextPoll) {
-  send_requests({1, 2});
+  send_requests({1});
   Request* first = take_one();
   ASSERT_NE(first, nullptr);
   finish(first);
   EXPECT_EQ(read_reply_id(), 1u) << "written by complete(), with no poll in between";
 
+  send_requests({2});
   Request* second = take_one();
   ASSERT_NE(second, nullptr);
   std::thread worker([&] { finish(second); });
@@ -181,6 +186,55 @@ TEST_F(TcpReads, RepliesFromThePollingThreadGoOutAtOnceOthersAtTheNextPoll) {
   idle_polls();
   EXPECT_EQ(read_reply_id(), 2u);
   EXPECT_EQ(counters_.get(NetCounter::kTcpRepliesOk), 2u);
+  EXPECT_EQ(sends(), 2u);
+}
+
+// Pipelined requests: while more wait in the buffer, each reply is held back and goes out
+// with the ones after it, at most eight to a send, and when the buffer runs dry (here it
+// holds three requests: a 64-byte payload limit): one send per read, or per eight replies,
+// not one per reply. In order.
+TEST_F(TcpReads, RepliesOfPipelinedRequestsGoOutSeveralToASend) {
+  std::vector<uint64_t> ids;
+  for (uint64_t id = 1; id <= 20; ++id) ids.push_back(id);
+  send_requests(ids);
+  for (uint64_t id = 1; id <= 20; ++id) {
+    Request* r = take_one();
+    ASSERT_NE(r, nullptr);
+    ASSERT_EQ(r->cookie, id);
+    finish(r);
+  }
+  for (uint64_t id = 1; id <= 20; ++id) EXPECT_EQ(read_reply_id(), id) << "replies in the order of the requests";
+  EXPECT_EQ(counters_.get(NetCounter::kTcpRepliesOk), 20u);
+  EXPECT_LE(sends(), reads() + 20 / 8);
+  EXPECT_LT(sends(), 10u) << "one send per reply is 20";
+}
+
+// A held reply waits for no request that is not all there: the next poll hands out no
+// request of its connection and writes it.
+TEST_F(TcpReads, AHeldReplyGoesOutAtTheFirstPollThatHandsOutNoRequestOfItsConnection) {
+  std::vector<unsigned char> bytes(2 * QUANTA_WIRE_REQUEST_HEADER);
+  for (uint64_t id = 1; id <= 2; ++id) {
+    const quanta_wire_request r{0, 0, id};
+    quanta_wire_encode_request(bytes.data() + (id - 1) * QUANTA_WIRE_REQUEST_HEADER, &r);
+  }
+  const std::size_t partial = QUANTA_WIRE_REQUEST_HEADER + QUANTA_WIRE_REQUEST_HEADER / 2;
+  ASSERT_EQ(::send(client_, bytes.data(), partial, MSG_NOSIGNAL), static_cast<ssize_t>(partial));
+  Request* first = take_one();
+  ASSERT_NE(first, nullptr);
+  finish(first);  // half of request 2 waits in the buffer: the reply is held
+  unsigned char byte = 0;
+  EXPECT_EQ(::recv(client_, &byte, 1, MSG_DONTWAIT), -1) << "held while bytes wait in the buffer";
+  Request* batch[8];
+  EXPECT_EQ(front_end_.poll(0, batch, 8), 0u) << "request 2 is not all there";
+  EXPECT_EQ(read_reply_id(), 1u) << "written by the poll that handed out nothing of its connection";
+  const std::size_t rest = bytes.size() - partial;
+  ASSERT_EQ(::send(client_, bytes.data() + partial, rest, MSG_NOSIGNAL), static_cast<ssize_t>(rest));
+  Request* second = take_one();
+  ASSERT_NE(second, nullptr);
+  EXPECT_EQ(second->cookie, 2u);
+  finish(second);
+  EXPECT_EQ(read_reply_id(), 2u);
+  EXPECT_EQ(sends(), 2u);
 }
 
 TEST_F(TcpReads, QueuedRequestsSkipEpollButAnotherConnectionWaitsAtMostEightPolls) {
