@@ -188,21 +188,22 @@ def test_replot_writes_the_table_and_plot_again_from_a_result(tmp_path):
     result = {"value_bytes": 64, "duration_s": 1.0, "cpus": 2, "max_p99_ms": 10.0,
               "servers": ["memcached", "quanta-one-thread"], "points": points, "summary": summary}
     path = tmp_path / "r.json"
-    path.write_text(json.dumps(result))
-    proc = subprocess.run([sys.executable, str(SCRIPT), "--replot", str(path)], capture_output=True, text=True,
-                          timeout=120)
-    assert proc.returncode == 0, proc.stderr
-    table = (tmp_path / "r.md").read_text()
+
+    def replot(result):
+        # Writes the result, replots it, and gives the table made from it.
+        path.write_text(json.dumps(result))
+        proc = subprocess.run([sys.executable, str(SCRIPT), "--replot", str(path)], capture_output=True, text=True,
+                              timeout=120)
+        assert proc.returncode == 0, proc.stderr
+        return (tmp_path / "r.md").read_text()
+
+    table = replot(result)
     assert "| udp | 2000 | 0 | 1.000 / 120 / 0.50 | 1.000 / 120 / 0.50 |" in table
     assert "| quanta-one-thread, udp | 1 of 1 | 1.00 | 1.00 |" in table
     assert (tmp_path / "r.png").stat().st_size > 0
     # The same with two repeats, the second's quanta p99 over memcached's: met in 1 of 2.
     again = [dict(p, repeat=1, p99_us=p["p99_us"] * (2 if p["server"] != "memcached" else 1)) for p in points]
-    path.write_text(json.dumps(dict(result, points=[dict(p, repeat=0) for p in points] + again)))
-    proc = subprocess.run([sys.executable, str(SCRIPT), "--replot", str(path)], capture_output=True, text=True,
-                          timeout=120)
-    assert proc.returncode == 0, proc.stderr
-    table = (tmp_path / "r.md").read_text()
+    table = replot(dict(result, points=[dict(p, repeat=0) for p in points] + again))
     assert "| quanta-one-thread, udp | 1 of 2 | 1.50 | 1.00 |" in table
     assert "| udp | 2000 | 120 (120–120) | 180 (120–240) |" in table
     bad = subprocess.run([sys.executable, str(SCRIPT), "--replot", str(tmp_path / "missing.json")],
