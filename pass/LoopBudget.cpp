@@ -129,13 +129,19 @@ AllocaInst* LoopPlanner::pendingCharge() {
   return pending_;
 }
 
-void LoopPlanner::flushPending(IRBuilder<>& B) {
+// The pending charge, which restarts at 0 here (its taker subtracts it from the word).
+Value* LoopPlanner::takePending(IRBuilder<>& B) {
   Value* sum = B.CreateLoad(B.getInt64Ty(), pending_);
+  B.CreateStore(B.getInt64(0), pending_);
+  return sum;
+}
+
+void LoopPlanner::flushPending(IRBuilder<>& B) {
+  Value* sum = takePending(B);
   Value* addr = PE_.tickBudgetAddress(B);
   Value* left = B.CreateAlignedLoad(B.getInt64Ty(), addr, Align(8));
   Value* flushed = B.CreateSub(left, sum, "quanta.flush");
   B.CreateAlignedStore(flushed, addr, Align(8));
-  B.CreateStore(B.getInt64(0), pending_);
   flushes_.push_back(flushed);
 }
 
@@ -188,9 +194,7 @@ void LoopPlanner::flushPendingCharges() {
   if (!pending_) return;
   for (Instruction* check : threadChecks_) {
     IRBuilder<> B(check);
-    Value* sum = B.CreateLoad(B.getInt64Ty(), pending_);
-    check->setOperand(1, B.CreateAdd(check->getOperand(1), sum));
-    B.CreateStore(B.getInt64(0), pending_);
+    check->setOperand(1, B.CreateAdd(check->getOperand(1), takePending(B)));
   }
   for (Instruction* at : flushBefore_) {
     IRBuilder<> B(at);
@@ -243,16 +247,17 @@ void LoopPlanner::budgetLatch(Loop* L, LoopPlan& p, BasicBlock* latch, bool sing
                            "quanta.left");
     threadChecks_.push_back(cast<Instruction>(n));  // takes the pending charge too (flushPendingCharges)
     Value* fire = B.CreateICmpSLT(n, B.getInt64(0), "quanta.fire");
-    if (PE_.adaptiveTicks()) {
-      B.CreateAlignedStore(n, addr, Align(8));
-      IRBuilder<> T(SplitBlockAndInsertIfThen(fire, term, false, PE_.unlikely()));
-      PE_.emitExecCount(T);
-      PE_.callTickGap(T, 0);
-      ++stats_.adaptiveProbes;
+    const bool adaptive = PE_.adaptiveTicks();  // the runtime refills the budget; else B here
+    B.CreateAlignedStore(adaptive ? n : B.CreateSelect(fire, B.getInt64(bound_), n), addr, Align(8));
+    Instruction* then = SplitBlockAndInsertIfThen(fire, term, false, PE_.unlikely());
+    if (!adaptive) {
+      mark(then);
       return;
     }
-    B.CreateAlignedStore(B.CreateSelect(fire, B.getInt64(bound_), n), addr, Align(8));
-    mark(SplitBlockAndInsertIfThen(fire, term, false, PE_.unlikely()));
+    IRBuilder<> T(then);
+    PE_.emitExecCount(T);
+    PE_.callTickGap(T, 0);
+    ++stats_.adaptiveProbes;
     return;
   }
   AllocaInst* bud = budget();

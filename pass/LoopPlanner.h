@@ -176,6 +176,7 @@ class LoopPlanner {
   void budgetLatch(llvm::Loop* L, LoopPlan& p, llvm::BasicBlock* latch, bool singleLatch);
   llvm::AllocaInst* budget();
   llvm::AllocaInst* pendingCharge();
+  llvm::Value* takePending(llvm::IRBuilder<>& B);
   // Subtracts the pending charge from the thread's budget: before every call in a loop on
   // that budget, and on the loop's exits.
   void flushPending(llvm::IRBuilder<>& B);

@@ -135,19 +135,14 @@ void ProbeEmitter::emitTick(Instruction* at, uint64_t charge) {
   Value* addr = tickBudgetAddress(B);
   Value* left = B.CreateSub(B.CreateAlignedLoad(i64, addr, Align(8)), B.getInt64(charge), "quanta.tick");
   Value* out = B.CreateICmpSLT(left, B.getInt64(0), "quanta.tickout");
-  if (adaptiveTicks()) {
-    B.CreateAlignedStore(left, addr, Align(8));
-    Instruction* then = SplitBlockAndInsertIfThen(out, at, false, unlikely_);
-    IRBuilder<> S(then);
-    emitExecCount(S, "quanta_stat_tick_clock_reads");
-    callTickGap(S, charge);
-    return;
-  }
-  B.CreateAlignedStore(B.CreateSelect(out, B.getInt64(int64_t(cfg_.bound) - int64_t(charge)), left), addr, Align(8));
+  const bool adaptive = adaptiveTicks();  // the runtime refills the budget; else B - charge here
+  Value* stored = adaptive ? left : B.CreateSelect(out, B.getInt64(int64_t(cfg_.bound) - int64_t(charge)), left);
+  B.CreateAlignedStore(stored, addr, Align(8));
   Instruction* then = SplitBlockAndInsertIfThen(out, at, false, unlikely_);
   IRBuilder<> S(then);
   emitExecCount(S, "quanta_stat_tick_clock_reads");
-  emitClockProbe(then, /*count=*/false);
+  if (adaptive) callTickGap(S, charge);
+  else emitClockProbe(then, /*count=*/false);
 }
 
 // Adaptive (clock mode's default): the thread's budget is refilled with a gap aimed at the

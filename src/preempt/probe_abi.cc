@@ -122,23 +122,14 @@ __attribute__((noinline, cold)) uint64_t clock_gap_yield(uint64_t* site, uint64_
 
 // The thread's tick site after its yield: the task may now run on another thread, whose
 // site and budget these are (read afresh, out of line). That site's last gaps measured
-// other work, so the first gap here is the static one, as on a fresh site; the aim, how
-// early before a deadline to yield, is the runtime's and is kept.
+// other work, so it plans as a fresh site (START = 0: the static gap); the aim, how early
+// before a deadline to yield, is the runtime's and is kept (clock_gap_resumed).
 __attribute__((noinline)) void tick_gap_resumed(uint64_t measured_at, uint64_t deadline, uint64_t ahead,
                                                 uint64_t static_gap, uint64_t max_gap, uint64_t max_cycles) {
   uint64_t* site = t_preempt_state.tick_site;
-  site[QUANTA_GAP_AIM] =
-      next_gap_aim(site[QUANTA_GAP_AIM], quanta_task_last_stop_tsc(), deadline, measured_at, max_cycles);
   site[QUANTA_GAP_START] = 0;
-  const uint64_t now = quanta_read_tsc();
-  const GapPlanInput in{now,
-                        resumed_gap_start_tsc(now, site[QUANTA_GAP_LEAD]),
-                        gap_yield_at_tsc(quanta_this_thread_deadline_tsc(), site[QUANTA_GAP_AIM]),
-                        static_gap,
-                        max_gap,
-                        0,
-                        max_cycles};
-  quanta_tick_budget = int64_t(plan_clock_gap(site, in)) - int64_t(ahead);
+  const uint64_t gap = clock_gap_resumed(site, measured_at, deadline, static_gap, max_gap, 0, max_cycles);
+  quanta_tick_budget = int64_t(gap) - int64_t(ahead);
 }
 
 __attribute__((noinline, cold)) void tick_gap_yield(uint64_t* site, uint64_t now, uint64_t deadline, uint64_t ahead,
