@@ -144,7 +144,7 @@ class LoopPlanner {
   llvm::AllocaInst* pendingSlot() const { return pending_; }
   // After the pending charge is promoted: removes the flushes that subtract a constant 0.
   void dropEmptyFlushes();
-  // The polled loops' flag pointer, if any (an alloca until promoted).
+  // The polled loops' flag address, if any (an alloca until promoted).
   llvm::AllocaInst* flagPointerSlot() const { return flagSlot_; }
   // The loops' distances to their next probes, kept across entries (allocas until promoted).
   llvm::ArrayRef<llvm::AllocaInst*> leftSlots() const { return leftSlots_; }
@@ -209,7 +209,7 @@ class LoopPlanner {
   bool sharesExitOverChildren(llvm::Loop* L, const LoopPlan& p, bool dynamicChildren) const;
   bool inPollNest(llvm::Loop* L) const;
   void pollFlag(llvm::Loop* L);
-  // Drops a probe marker; inside a polled nest, one that reads the flag pointer's slot.
+  // Drops a probe marker; inside a polled nest, one that reads the flag address's slot.
   void mark(llvm::Instruction* pos);
   llvm::AllocaInst* flagSlot();
   uint64_t maxGap(uint64_t staticGap) const { return staticGap * cfg_.maxStrideFactor; }

@@ -36,7 +36,7 @@ void LoopPlanner::shareExitTestsUnderPolls() {
   }
 }
 
-// Flag mode: a loop that can keep the flag pointer in a register, i.e. nothing in it but
+// Flag mode: a loop that can keep the flag's address in a register, i.e. nothing in it but
 // a probe's slow path may switch threads (no calls), and that has branches of its own
 // besides the latch's (a loop without them predicts its stride's branch well enough).
 bool LoopPlanner::canPoll(Loop* L) const {
@@ -65,7 +65,7 @@ bool LoopPlanner::sharesExitOverChildren(Loop* L, const LoopPlan& p, bool dynami
   return L->getLoopLatch() && exitShare(L, p, L->getLoopLatch(), /*freshStride=*/false, t) != ExitShare::None;
 }
 
-// Whether L is a polled loop or inside one: its probes read the flag pointer's register.
+// Whether L is a polled loop or inside one: its probes read the flag at its address's register.
 bool LoopPlanner::inPollNest(Loop* L) const {
   for (; L; L = L->getParentLoop())
     if (planFor(L)->kind == LoopPlan::Poll) return true;
@@ -81,18 +81,18 @@ AllocaInst* LoopPlanner::flagSlot() {
   if (flagSlot_) return flagSlot_;
   BasicBlock& entry = F_.getEntryBlock();
   IRBuilder<> B(&entry, entry.getFirstInsertionPt());
-  flagSlot_ = B.CreateAlloca(B.getPtrTy(), nullptr, "quanta.flagp.slot");
+  flagSlot_ = B.CreateAlloca(B.getPtrTy(ProbeEmitter::kThreadPointerRelative), nullptr, "quanta.flagp.slot");
   return flagSlot_;
 }
 
-// The flag pointer lives in a slot promoted to a register: the outermost polled loop's
-// preheader reads it, each polled header reads the flag through it, and only a slow path,
-// the one thing in the nest that may switch threads, writes it again.
+// The flag's %fs-relative address lives in a slot promoted to a register: the outermost
+// polled loop's preheader reads it and each polled header reads the flag through it. It
+// holds on any thread, so a slow path that switched threads leaves it as it is.
 void LoopPlanner::pollFlag(Loop* L) {
   AllocaInst* slot = flagSlot();
   if (!inPollNest(L->getParentLoop())) {
     IRBuilder<> PB(L->getLoopPreheader()->getTerminator());
-    PB.CreateStore(PE_.loadFlagPointer(PB), slot);
+    PB.CreateStore(PE_.flagAddress(PB), slot);
   }
   // A latch that one path reaches gets the read at its end: a loop entered for one
   // iteration (skip one delimiter) then reads none (what it ran is bounded by its

@@ -1,6 +1,7 @@
 #include "ProbeEmitter.h"
 
 #include "CostModel.h"
+#include "llvm/IR/InlineAsm.h"
 #include "llvm/IR/MDBuilder.h"
 #include "llvm/TargetParser/Triple.h"
 #include "llvm/Transforms/Utils/BasicBlockUtils.h"
@@ -97,6 +98,25 @@ GlobalVariable* ProbeEmitter::tlsGlobal(StringRef name, Type* ty, bool define) {
   return GV;
 }
 
+// The runtime's thread-local `name` as an %fs-relative pointer (x86's address space 257):
+// its offset from the thread pointer, read from the GOT (a link-time constant; the linker
+// turns the read into an immediate in an executable), and every access through it adds the
+// thread pointer of the moment. Two things follow. No optimizer can reuse an address of one
+// thread on another after a yield, whatever runs after this pass, because no address is
+// ever formed. And the offset is read where it is used: the asm has side effects, so
+// machine LICM cannot hoist it out of a loop, where the register allocator would then hold
+// it in a callee-saved register across the whole loop (sqlite3's interpreter loop spilled
+// four values per opcode for the flag's). Used for the flag: the deadline and the tick
+// budget keep llvm.threadlocal.address, whose hoisted offset paid in clock builds
+// (docs/pass-internals.md, "The flag's address").
+Value* ProbeEmitter::threadWord(IRBuilder<>& B, StringRef name) {
+  auto* ty = FunctionType::get(B.getInt64Ty(), false);
+  InlineAsm* offset = InlineAsm::get(ty, ("movq " + name + "@gottpoff(%rip), $0").str(), "=r", /*hasSideEffects=*/true);
+  CallInst* call = B.CreateCall(offset, {}, "quanta.tpoff");
+  call->addFnAttr(Attribute::NoUnwind);
+  return B.CreateIntToPtr(call, B.getPtrTy(kThreadPointerRelative));
+}
+
 void ProbeEmitter::emitExecCount(IRBuilder<>& B, StringRef name) {
   if (!cfg_.countExec) return;
   Type* i64 = B.getInt64Ty();
@@ -165,55 +185,8 @@ Value* ProbeEmitter::tickBudgetAddress(IRBuilder<>& B) {
   return B.CreateThreadLocalAddress(tlsGlobal("quanta_tick_budget", B.getInt64Ty(), false));
 }
 
-// Volatile, like the flag load (emitFlagProbe): a plain load could be merged with one read
-// before a thread switch.
-Value* ProbeEmitter::loadFlagPointer(IRBuilder<>& B) {
-  Type* ptrTy = B.getPtrTy();
-  Value* addr = B.CreateThreadLocalAddress(tlsGlobal("quanta_flag_word", ptrTy, false));
-  return B.CreateAlignedLoad(ptrTy, addr, Align(8), /*isVolatile=*/true, "quanta.flagp");
-}
-
-// ptr __quanta_flag_reload(): the slow path, then the flag pointer from a second
-// out-of-line function. Read in the same function as the call, the thread-local's address
-// could be one computed before the switch (the runtime's probe_abi.cc reasons the same).
-// Both take the slow paths' convention: the reload then saves nothing itself (its callees
-// keep everything but r11 and its return register), and its callers keep their registers.
-Value* ProbeEmitter::flagSlowReload(IRBuilder<>& B) {
-  if (!flagReload_) {
-    Type* ptrTy = B.getPtrTy();
-    auto make = [&](StringRef name) {
-      Function* F = Function::Create(FunctionType::get(ptrTy, false), GlobalValue::PrivateLinkage, name, M_);
-      F->addFnAttr(Attribute::NoInline);
-      F->addFnAttr(Attribute::Cold);
-      F->addFnAttr(Attribute::NoUnwind);
-      F->setCallingConv(slowCC_);
-      return F;
-    };
-    Function* pointer = make("__quanta_flag_pointer");
-    IRBuilder<> PB(BasicBlock::Create(C_, "entry", pointer));
-    PB.CreateRet(loadFlagPointer(PB));
-    flagReload_ = make("__quanta_flag_reload");
-    // Its frame is the return address alone, and the call inside needs the stack 16-byte
-    // aligned. LLVM 19 aligns such a frame with a dummy push and, in the epilogue, pops it
-    // into a register it takes for dead at the return, chosen as if the function were C
-    // (rcx): in a preserve_most function that clobbers a register the caller keeps a
-    // value in. Pushing the frame pointer aligns the stack instead, and is popped into itself.
-    if (slowCC_ != CallingConv::C) flagReload_->addFnAttr("frame-pointer", "all");
-    IRBuilder<> RB(BasicBlock::Create(C_, "entry", flagReload_));
-    // Not through the stub: the reload runs once per call, so the GOT entry's address is
-    // never kept in a register.
-    if (Function* slow = slowPathDecl("quanta_flag_probe_slow"))
-      RB.CreateCall(slow)->setCallingConv(slow->getCallingConv());
-    else
-      RB.CreateCall(M_.getOrInsertFunction("quanta_flag_probe_slow", Type::getVoidTy(C_)));
-    CallInst* fresh = RB.CreateCall(pointer);
-    fresh->setCallingConv(slowCC_);
-    RB.CreateRet(fresh);
-  }
-  CallInst* call = B.CreateCall(flagReload_, {}, "quanta.flagp.fresh");
-  call->setCallingConv(slowCC_);
-  return call;
-}
+// Word 0 of the runtime's quanta_preempt_flag line, a cache line of its own.
+Value* ProbeEmitter::flagAddress(IRBuilder<>& B) { return threadWord(B, "quanta_preempt_flag"); }
 
 // The flag read through `word` and the branch to a new, unlikely block before `at`, which is
 // returned for the slow path. The load is volatile (never merged with an earlier one) and
@@ -229,18 +202,18 @@ Instruction* ProbeEmitter::ifFlagSet(IRBuilder<>& B, Value* word, Instruction* a
 void ProbeEmitter::emitSlotFlagProbe(Instruction* at, Value* slot, LoopInfo* LI) {
   IRBuilder<> B(at);
   emitExecCount(B);
-  Value* word = B.CreateLoad(B.getPtrTy(), slot, "quanta.flagp");
+  Value* word = B.CreateLoad(B.getPtrTy(kThreadPointerRelative), slot, "quanta.flagp");
   IRBuilder<> S(ifFlagSet(B, word, at, LI));
-  S.CreateStore(flagSlowReload(S), slot);
+  callSlowPath(S, "quanta_flag_probe_slow")->setDebugLoc(at->getDebugLoc());
 }
 
-// Two volatile loads: the worker's flag pointer and the flag itself. Volatile keeps GVN's
-// load PRE and LICM from reusing an earlier value on the hot path of a loop, which would
-// leave the task blind to the flag forever.
+// One volatile load of this thread's flag. Volatile keeps GVN's load PRE and LICM from
+// reusing an earlier value on the hot path of a loop, which would leave the task blind to
+// the flag forever.
 void ProbeEmitter::emitFlagProbe(Instruction* at) {
   IRBuilder<> B(at);
   emitExecCount(B);
-  IRBuilder<> S(ifFlagSet(B, loadFlagPointer(B), at));
+  IRBuilder<> S(ifFlagSet(B, flagAddress(B), at));
   callSlowPath(S, "quanta_flag_probe_slow")->setDebugLoc(at->getDebugLoc());
 }
 

@@ -39,14 +39,16 @@ class ProbeEmitter {
   void finish();
   // Adds one to the counter `name` (with -quanta-count-probes only).
   void emitExecCount(llvm::IRBuilder<>& B, llvm::StringRef name = "quanta_stat_probes_executed");
-  // The running thread's flag pointer (volatile load of quanta_flag_word).
-  llvm::Value* loadFlagPointer(llvm::IRBuilder<>& B);
-  // The flag's slow path for code that keeps the flag pointer in a register: calls
-  // quanta_flag_probe_slow() and returns the pointer read afresh (the task may have moved
-  // to another thread).
-  llvm::Value* flagSlowReload(llvm::IRBuilder<>& B);
-  // A flag probe before `at` that reads the flag through the pointer held in `slot` and
-  // stores the fresh pointer there after its slow path. New blocks join LI's loops.
+  // The running thread's flag word (word 0 of its quanta_preempt_flag line), %fs-relative.
+  llvm::Value* flagAddress(llvm::IRBuilder<>& B);
+  // The runtime's thread-local `name`, %fs-relative: whichever thread runs the access
+  // (threadWord in ProbeEmitter.cpp).
+  llvm::Value* threadWord(llvm::IRBuilder<>& B, llvm::StringRef name);
+  // x86's address space of pointers relative to %fs, the thread pointer.
+  static constexpr unsigned kThreadPointerRelative = 257;
+  // A flag probe before `at` that reads the flag at the address held in `slot` (an
+  // %fs-relative one: right on any thread, so a yield leaves it as it is). New blocks join
+  // LI's loops.
   void emitSlotFlagProbe(llvm::Instruction* at, llvm::Value* slot, llvm::LoopInfo* LI = nullptr);
   // Makes `marker` expand into emitSlotFlagProbe with `slot`.
   void readsFlagSlot(llvm::CallInst* marker, llvm::Value* slot) { slotOf_[marker] = slot; }
@@ -74,7 +76,6 @@ class ProbeEmitter {
   llvm::FunctionCallee marker_;
   llvm::Instruction* ifFlagSet(llvm::IRBuilder<>& B, llvm::Value* word, llvm::Instruction* at,
                                llvm::LoopInfo* LI = nullptr);
-  llvm::Function* flagReload_ = nullptr;
   // The probes' slow-path convention: preserve_most on x86-64 in flag mode (every
   // general-purpose register but r11 survives the call, so a hot loop need not spill
   // around its probes' rare calls), C elsewhere (Comparisons::slowPathCC).

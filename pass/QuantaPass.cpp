@@ -210,7 +210,7 @@ static ModuleStats instrumentFunctions(Module& M, FunctionAnalysisManager& FAM, 
     st.probes += PE.expand(F) + ls.adaptiveProbes + ls.polled;
     markSignalSafe(F);
     // The loop budget, the thread-budget loops' pending charge, the loops' distances to their
-    // next probes and the polled loops' flag pointer live in allocas until now; promote them
+    // next probes and the polled loops' flag address live in allocas until now; promote them
     // to SSA registers, or every iteration (and every entry) would pay a store-to-load chain
     // through the stack. Found by pointer, not by name: clang discards value names outside
     // debug builds.

@@ -6,11 +6,13 @@
  *    on this thread should yield. UINT64_MAX whenever no preemptible task is running
  *    (dispatcher, plain threads, preemption disabled, a non-preemptive policy), so a probe
  *    executed there never fires.
- *  - quanta_flag_word: thread-local pointer to this worker's preemption flag (a cache line
- *    written by a monitor). It points at a word that is always zero outside workers. The
- *    probe must load through it with a volatile atomic (relaxed) load on every execution; a
- *    plain load may be hoisted out of a loop and the task would never see the flag, and is
- *    a data race with the monitor's store.
+ *  - quanta_preempt_flag: thread-local, one cache line of its own; word 0 is this thread's
+ *    preemption flag, which a monitor on another thread writes through the address the
+ *    worker published (the rest of the line is padding). Zero on every thread no monitor
+ *    writes. The probe must read word 0 with a volatile atomic (relaxed) load on every
+ *    execution: a plain load may be hoisted out of a loop and the task would never see the
+ *    flag, and is a data race with the monitor's store. Thread-local rather than a pointer
+ *    to a line elsewhere so that a probe is one load, not two dependent ones.
  *  - quanta_tick_budget: thread-local, signed, in the pass's IR cost units. A tick (the entry
  *    of a function on a call-graph cycle, the return from a call that may end in one) or a
  *    loop on the thread's budget subtracts its charge and reads the clock only when the
@@ -41,7 +43,7 @@ extern "C" {
 #define QUANTA_TLS __attribute__((tls_model("initial-exec")))
 
 extern __thread uint64_t quanta_deadline_tsc QUANTA_TLS;
-extern __thread const volatile uint32_t* quanta_flag_word QUANTA_TLS;
+extern __thread volatile uint32_t quanta_preempt_flag[16] QUANTA_TLS __attribute__((aligned(64)));
 extern __thread int64_t quanta_tick_budget QUANTA_TLS;
 
 /* Slow paths: called only when a probe fires. Not inlined on purpose: keeps the probe
@@ -98,7 +100,7 @@ static inline uint64_t quanta_read_tsc(void) {
   return ((uint64_t)hi << 32) | lo;
 }
 
-/* This thread's deadline and flag pointer, read through %fs at every probe. A task may
+/* This thread's deadline and flag, read through %fs at every probe. A task may
  * resume on another thread after its probe yields, and the compiler takes a thread-local's
  * address as fixed within a function: code that keeps the address it computed before the
  * yield would read the old thread's variable (ThreadSanitizer builds do: TSan needs the
@@ -111,7 +113,7 @@ static inline uint64_t quanta_this_thread_deadline_tsc(void) {
 
 static inline const volatile uint32_t* quanta_this_thread_flag_word(void) {
   const volatile uint32_t* word;
-  __asm__ volatile("movq quanta_flag_word@gottpoff(%%rip), %0\n\tmovq %%fs:(%0), %0" : "=r"(word));
+  __asm__ volatile("movq %%fs:0, %0\n\taddq quanta_preempt_flag@gottpoff(%%rip), %0" : "=r"(word));
   return word;
 }
 
@@ -120,7 +122,7 @@ static inline void quanta_probe(void) {
   if (__builtin_expect(quanta_read_tsc() >= quanta_this_thread_deadline_tsc(), 0)) quanta_probe_slow();
 }
 
-/* Flag probe (Concord): one TLS load and one volatile load of a shared cache line. */
+/* Flag probe (Concord): one volatile load of the thread's flag line. */
 static inline void quanta_flag_probe(void) {
   /* Atomic (relaxed) as well as volatile: the monitor writes the flag from another thread. */
   if (__builtin_expect(__atomic_load_n(quanta_this_thread_flag_word(), __ATOMIC_RELAXED) != 0, 0)) {

@@ -121,7 +121,7 @@ Spread flag_notification(int samples) {
   // A task on the second CPU spins on flag probes; this thread, on the first, writes the
   // flag and notes when. The task's runner notes when it got the CPU back. The cycle
   // counter is the same on both CPUs (constant, synchronized TSC).
-  PreemptFlagLine flag;
+  uint32_t* flag = nullptr;  // the task thread's own flag word, published before round 0
   std::atomic<uint64_t> written_tsc{0};
   std::atomic<int> round{-1};
   std::vector<double> latencies(static_cast<std::size_t>(samples));
@@ -129,13 +129,13 @@ Spread flag_notification(int samples) {
     PinnedThread worker(second_cpu(), [&] {
       StackPool pool(1, 64 * 1024);
       QuantumRunner runner;
-      set_flag_word(&flag.word);
+      flag = this_thread_flag_word();
       for (int i = 0; i < samples; ++i) {
         Task task;
         task.start(pool.acquire(), [](Task&) {
           for (;;) quanta_flag_probe();
         }, nullptr);
-        __atomic_store_n(&flag.word, 0u, __ATOMIC_RELAXED);
+        __atomic_store_n(flag, 0u, __ATOMIC_RELAXED);
         preempt_state().flag_seq = static_cast<uint32_t>(i + 1);
         round.store(i, std::memory_order_release);
         runner.resume(task, read_tsc(), QuantumRunner::kNoDeadline);  // returns at the flag
@@ -143,7 +143,6 @@ Spread flag_notification(int samples) {
             cycles_to_ns(task.last_stop_tsc - written_tsc.load(std::memory_order_acquire));
         pool.release(task.stack);
       }
-      set_flag_word(nullptr);
     });
     ScopedPin pin(allowed_cpus()[0]);
     for (int i = 0; i < samples; ++i) {
@@ -152,7 +151,7 @@ Spread flag_notification(int samples) {
       const uint64_t settle = read_tsc() + ns_to_cycles(2000);
       while (read_tsc() < settle) cpu_relax();
       written_tsc.store(read_tsc(), std::memory_order_release);
-      __atomic_store_n(&flag.word, static_cast<uint32_t>(i + 1), __ATOMIC_RELEASE);
+      __atomic_store_n(flag, static_cast<uint32_t>(i + 1), __ATOMIC_RELEASE);
     }
   }
   return spread_of(std::move(latencies));
@@ -353,7 +352,7 @@ double monitor_poll_ns(double seconds) {
     // A quantum under way for an hour: the monitor reads it on every poll and never acts.
     counters.quantum_seq.store(1);
     counters.quantum_start_tsc.store(read_tsc());
-    std::vector<WorkerPort> ports{{&ring, &counters, &flag}};
+    std::vector<WorkerPort> ports{{&ring, &counters, &flag.word}};
     QuantumMonitor monitor(ports, ns_to_cycles(3600e9), QuantumMonitor::Action::kWriteFlag);
     auto policy = make_dispatch_policy("jsq-msq", 1);
     StallLog never(UINT64_MAX);

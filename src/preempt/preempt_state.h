@@ -58,9 +58,11 @@ struct PreemptState {
 // flag read (a call and rdtsc), but only on this thread and only in code without a twin.
 void check_clock_at_flag_probes();
 
-// Points quanta_flag_word at `word` for this thread (a worker's flag line), or back at
-// the word that is never set when `word` is null.
-void set_flag_word(const uint32_t* word);
+// The calling thread's flag word (word 0 of its quanta_preempt_flag line), cleared: the
+// address a monitor writes to end this thread's quanta. It lives as long as the thread, so
+// whoever writes it must stop before the thread exits (the runtime joins its dispatcher,
+// the monitor, before it stops the workers).
+uint32_t* this_thread_flag_word();
 
 // Defined in probe_abi.cc. constinit: no lazy-initialization wrapper, so every access is
 // one %fs-relative address computation on the yield path; initial-exec (QUANTA_TLS), so

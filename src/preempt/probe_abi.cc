@@ -17,17 +17,9 @@
 #include "quanta/clock_gap.h"
 #include "quanta/probe.h"
 
-namespace {
-// Outside workers the flag pointer must still be dereferenceable: it points here.
-const volatile uint32_t kNeverSetFlag = 0;
-// The flag of a thread whose flag probes check the clock (check_clock_at_flag_probes):
-// always set, never written (its readers take the clock path first).
-const volatile uint32_t kAlwaysSetFlag = 1;
-}  // namespace
-
 extern "C" {
 __thread uint64_t quanta_deadline_tsc QUANTA_TLS = UINT64_MAX;
-__thread const volatile uint32_t* quanta_flag_word QUANTA_TLS = &kNeverSetFlag;
+__thread volatile uint32_t quanta_preempt_flag[16] QUANTA_TLS __attribute__((aligned(64))) = {};
 __thread int64_t quanta_tick_budget QUANTA_TLS = 0;
 }
 
@@ -40,11 +32,11 @@ namespace {
 // A flag is for this quantum only if it names it; an older value is a monitor's late
 // store for a quantum that already ended, and is cleared.
 bool flag_names_this_quantum(PreemptState& state) {
-  if (state.flag_checks_clock) return false;  // no monitor: the clock decides (and the word is read-only)
-  const uint32_t value = __atomic_load_n(quanta_flag_word, __ATOMIC_RELAXED);
+  if (state.flag_checks_clock) return false;  // no monitor: the clock decides (and the word stays set)
+  const uint32_t value = __atomic_load_n(&quanta_preempt_flag[0], __ATOMIC_RELAXED);
   if (value == 0) return false;
   if (value == state.flag_seq) return true;
-  __atomic_store_n(const_cast<uint32_t*>(quanta_flag_word), 0u, __ATOMIC_RELAXED);
+  __atomic_store_n(&quanta_preempt_flag[0], 0u, __ATOMIC_RELAXED);
   return false;
 }
 
@@ -70,11 +62,16 @@ void yield_or_defer() {
 
 }  // namespace
 
-void set_flag_word(const uint32_t* word) { quanta_flag_word = word ? word : &kNeverSetFlag; }
+uint32_t* this_thread_flag_word() {
+  __atomic_store_n(&quanta_preempt_flag[0], 0u, __ATOMIC_RELAXED);
+  return const_cast<uint32_t*>(&quanta_preempt_flag[0]);
+}
 
+// Set for good: every flag probe on this thread takes the slow path, which reads the clock
+// first (quanta_flag_probe_slow) and never clears it.
 void check_clock_at_flag_probes() {
   t_preempt_state.flag_checks_clock = true;
-  quanta_flag_word = &kAlwaysSetFlag;
+  __atomic_store_n(&quanta_preempt_flag[0], 1u, __ATOMIC_RELAXED);
 }
 
 // The adaptive clock probe (include/quanta/clock_gap.h); its rules are in clock_gap.cc.
@@ -159,7 +156,7 @@ void quanta_flag_probe_slow(void) {
   // Deferred to the enable (pending): clear the flag, or a loop that reads it on every
   // iteration (the pass's polled loops) would call in here on each one until then.
   if (state.in_task && state.disable_depth > 0)
-    __atomic_store_n(const_cast<uint32_t*>(quanta_flag_word), 0u, __ATOMIC_RELAXED);
+    __atomic_store_n(&quanta_preempt_flag[0], 0u, __ATOMIC_RELAXED);
   quanta::yield_or_defer();
 }
 void quanta_yield(void) { quanta::yield_or_defer(); }

@@ -12,7 +12,7 @@ QuantumMonitor::QuantumMonitor(std::span<const WorkerPort> workers, uint64_t aft
 
 void QuantumMonitor::act(std::size_t worker, uint64_t seq) {
   if (action_ == Action::kWriteFlag) {
-    __atomic_store_n(&workers_[worker].flag->word, static_cast<uint32_t>(seq), __ATOMIC_RELEASE);
+    __atomic_store_n(workers_[worker].flag, static_cast<uint32_t>(seq), __ATOMIC_RELEASE);
   } else {
     // tgkill, not pthread_kill: the worker is known by its kernel thread id.
     syscall(SYS_tgkill, pid_, workers_[worker].tid, kPreemptSignal);

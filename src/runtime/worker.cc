@@ -178,8 +178,9 @@ void Worker::run() {
   }
   preemptive_ = config_.preempt != PreemptMechanism::kNone && policy_->preemptive();
   // The monitor flags only quanta this worker opened, but a non-preemptive worker must
-  // not see flags at all: its probes keep reading the word that is never set.
-  set_flag_word(preemptive_ && config_.preempt == PreemptMechanism::kFlag ? &flag_.word : nullptr);
+  // not see flags at all: they go to a word its probes never read. Published before
+  // kReady: the runtime reads port() once every worker is ready.
+  flag_word_ = preemptive_ && config_.preempt == PreemptMechanism::kFlag ? this_thread_flag_word() : &unread_flag_.word;
   tid_ = static_cast<int>(gettid());
   signal_counters() = {};
   preempt_state().stall_log = &stalls_;
@@ -192,7 +193,6 @@ void Worker::run() {
   } else {
     run_local(read_tsc());
   }
-  set_flag_word(nullptr);
   preempt_state().stall_log = nullptr;
   preempt_state().pc_sample = nullptr;
   preempt_state().pc_samples = nullptr;

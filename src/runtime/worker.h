@@ -62,7 +62,7 @@ struct WorkerConfig {
 struct WorkerPort {
   SpscRing<Request*>* ring;
   const WorkerCounters* counters;
-  PreemptFlagLine* flag = nullptr;  // written when the dispatcher is also the monitor
+  uint32_t* flag = nullptr;  // the flag word the monitor writes (the worker thread's own)
   int tid = 0;                       // the worker's kernel thread id, for signals
   ParkingSpot* parking = nullptr;    // --idle block: wake the worker after pushing to its ring
 };
@@ -102,7 +102,7 @@ class Worker {
   State state() const { return state_.load(std::memory_order_acquire); }
 
   // Valid once state() is kReady (the thread id is known then).
-  WorkerPort port() { return {&ring_, &counters_, &flag_, tid_, parking()}; }
+  WorkerPort port() { return {&ring_, &counters_, flag_word_, tid_, parking()}; }
   // Valid with WorkerConfig::central_slots.
   CentralPort central_port() { return {inbox_.get(), outbox_.get(), parking()}; }
   const WorkerCounters& counters() const { return counters_; }
@@ -171,7 +171,10 @@ class Worker {
   std::unique_ptr<SpscRing<uint32_t>> inbox_;     // central only
   std::unique_ptr<SpscRing<SlotReturn>> outbox_;  // central only
   WorkerCounters counters_;
-  PreemptFlagLine flag_;
+  // Where the monitor's flags land: the worker thread's quanta_preempt_flag once it runs
+  // preemptible flag-probed tasks, else `unread_flag_`, which no probe reads.
+  uint32_t* flag_word_ = &unread_flag_.word;
+  PreemptFlagLine unread_flag_;
   uint64_t quantum_seq_ = 0;
   bool preemptive_ = false;            // the mechanism can end quanta and the policy allows it
   bool clock_stale_ = false;           // admitted or finished a request since the last clock read

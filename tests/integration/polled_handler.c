@@ -1,9 +1,9 @@
 /* A request handler whose hot loop is a scanner: a data-dependent branch, a store on one
  * side of it, and no call. Compiled by the pass in flag mode (tests/CMakeLists.txt), such
- * a loop is polled: it reads the worker's flag through a pointer held in a register on
- * every iteration, and only the slow path calls into the runtime. This is the one loop
- * shape whose preemption depends on that register being refreshed after a switch, so the
- * integration tests run it under the real monitor.
+ * a loop is polled: it reads the thread's flag on every iteration, %fs-relative at an
+ * offset held in a register, and only the slow path calls into the runtime. This is the
+ * one loop shape that keeps its flag access in a register across a possible switch, so
+ * the integration tests run it under the real monitor.
  *
  * The loop does not ask the clock how long it has run (that would be a call, and the loop
  * would keep a strided probe instead): the request's service time becomes a number of

@@ -16,9 +16,9 @@
 ; down to a power of two), sharing its exit compare (clock-loop-exit-merge.ll).
 ; CHECK-LABEL: define i64 @handler(
 ; CHECK-NEXT: entry:
-; CHECK-NOT: quanta_flag_word
+; CHECK-NOT: quanta_preempt_flag
 ; CHECK: %e = call i64 @external(
-; CHECK-NOT: quanta_flag_word
+; CHECK-NOT: quanta_preempt_flag
 ; CHECK: loop:
 ; CHECK: %quanta.at.limit = icmp eq i64 %i.next, %quanta.limit
 ; CHECK: quanta.probe:
@@ -44,7 +44,7 @@ done:
 }
 
 ; CHECK-LABEL: define i64 @leaf(
-; CHECK-NOT: quanta_flag_word
+; CHECK-NOT: quanta_preempt_flag
 ; CHECK: ret i64
 define i64 @leaf(i64 %x) {
   %y = mul i64 %x, 3
@@ -54,7 +54,7 @@ define i64 @leaf(i64 %x) {
 ; A small function with a call into the module and calls out of it (an allocator wrapper):
 ; every path is far under the bound, so no poll at its entry or after its calls.
 ; CHECK-LABEL: define ptr @api(
-; CHECK-NOT: quanta_flag_word
+; CHECK-NOT: quanta_preempt_flag
 ; CHECK: ret ptr %q
 define ptr @api(ptr %p, i64 %n) {
 entry:
@@ -73,15 +73,15 @@ grow:
 ; between the 20th and the 21st (with a bound of 500, polls before the 11th and the 21st).
 ; CHECK-LABEL: define void @many(
 ; CHECK-COUNT-20: call void @ext()
-; CHECK-NEXT: call ptr @llvm.threadlocal.address.p0(ptr @quanta_flag_word)
-; CHECK-NOT: quanta_flag_word
+; CHECK-NEXT: call i64 asm sideeffect "movq quanta_preempt_flag@gottpoff
+; CHECK-NOT: quanta_preempt_flag
 ; CHECK: ret void
 ; B500-LABEL: define void @many(
 ; B500-COUNT-10: call void @ext()
-; B500-NEXT: call ptr @llvm.threadlocal.address.p0(ptr @quanta_flag_word)
+; B500-NEXT: call i64 asm sideeffect "movq quanta_preempt_flag@gottpoff
 ; B500-COUNT-10: call void @ext()
-; B500-NEXT: call ptr @llvm.threadlocal.address.p0(ptr @quanta_flag_word)
-; B500-NOT: quanta_flag_word
+; B500-NEXT: call i64 asm sideeffect "movq quanta_preempt_flag@gottpoff
+; B500-NOT: quanta_preempt_flag
 ; B500: ret void
 define void @many() {
 entry:
@@ -118,9 +118,9 @@ entry:
 ; CHECK-LABEL: define i64 @rec(
 ; CHECK-NEXT: entry:
 ; CHECK-NEXT: %slot = alloca i64
-; CHECK-NEXT: call ptr @llvm.threadlocal.address.p0(ptr @quanta_flag_word)
+; CHECK-NEXT: call i64 asm sideeffect "movq quanta_preempt_flag@gottpoff
 ; CHECK: %s = call i64 @rec(
-; CHECK-NEXT: call ptr @llvm.threadlocal.address.p0(ptr @quanta_flag_word)
+; CHECK-NEXT: call i64 asm sideeffect "movq quanta_preempt_flag@gottpoff
 ; CHECK: ret i64 %r
 define i64 @rec(ptr %n) {
 entry:
@@ -140,7 +140,7 @@ done:
 
 ; A caller outside the cycle: @rec polls first and leaves a short end, @leaf none: no poll.
 ; CHECK-LABEL: define i64 @outer(
-; CHECK-NOT: quanta_flag_word
+; CHECK-NOT: quanta_preempt_flag
 ; CHECK: ret i64 %b
 define i64 @outer(ptr %n) {
 entry:
@@ -153,23 +153,23 @@ entry:
 ; own summaries (the twins' calls go to twins): @rec's twin starts with a tick.
 ; TWINS-LABEL: define i64 @rec(
 ; TWINS-NOT: quanta_tick_budget
-; TWINS: call ptr @llvm.threadlocal.address.p0(ptr @quanta_flag_word)
+; TWINS: call i64 asm sideeffect "movq quanta_preempt_flag@gottpoff
 ; TWINS-NOT: quanta_tick_budget
 ; TWINS: ret i64 %r
 ; TWINS-LABEL: define i64 @outer(
-; TWINS-NOT: quanta_flag_word
+; TWINS-NOT: quanta_preempt_flag
 ; TWINS: ret i64 %b
 ; TWINS-LABEL: define internal i64 @rec.quanta_clock(
-; TWINS-NOT: quanta_flag_word
+; TWINS-NOT: quanta_preempt_flag
 ; TWINS: quanta_tick_budget
-; TWINS-NOT: quanta_flag_word
+; TWINS-NOT: quanta_preempt_flag
 ; TWINS: call i64 @rec.quanta_clock(
-; TWINS-NOT: quanta_flag_word
+; TWINS-NOT: quanta_preempt_flag
 ; TWINS: ret i64 %r
 ; TWINS-LABEL: define internal i64 @outer.quanta_clock(
-; TWINS-NOT: quanta_flag_word
+; TWINS-NOT: quanta_preempt_flag
 ; TWINS: call i64 @rec.quanta_clock(
-; TWINS-NOT: quanta_flag_word
+; TWINS-NOT: quanta_preempt_flag
 ; TWINS: ret i64 %b
 
 declare i64 @external(i64)

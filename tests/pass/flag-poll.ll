@@ -1,10 +1,10 @@
 ; Flag mode, a branchy loop with no calls (a scanner): the flag is read on every iteration
-; through a pointer read once before the loop and kept in a register (a PHI), so the probe
-; is one load, compare and never-taken branch. A strided probe's branch, taken once per
-; stride, mispredicts in a loop whose other branches follow the data (string_match: +12%
-; against +2% polled). Only a slow path may switch threads, and it returns the pointer
-; afresh from an out-of-line helper; an inner loop's own probe reads the same register and
-; refreshes it too. A loop with a call keeps its stride (the call may switch threads).
+; at an %fs-relative address (address space 257) computed once before the loop and kept
+; in a register, so the probe is one load, compare and never-taken branch. A strided
+; probe's branch, taken once per stride, mispredicts in a loop whose other branches follow
+; the data (string_match: +12% against +2% polled). The address holds on whichever thread
+; the task resumes after a slow path, so nothing refreshes it; an inner loop's own probe
+; reads the same register. A loop with a call keeps its stride.
 ; Where: at the top of the header when several paths meet at the latch (@scan), so the
 ; code generator can still copy the short latch into each path; at the end of a latch
 ; that one path reaches (@skip), so a loop entered for one iteration reads no flag.
@@ -21,25 +21,25 @@ declare void @ext(i64)
 ; whole stride, so no distance is kept across entries (no quanta.left slot).
 ; CHECK-LABEL: define i64 @scan(
 ; CHECK-NOT: quanta.left
-; CHECK: [[FIRST:%quanta.flagp]] = load volatile ptr
+; CHECK: [[OFF:%.*]] = call i64 asm sideeffect "movq quanta_preempt_flag@gottpoff(%rip), $0", "=r"()
+; CHECK-NEXT: [[P:%.*]] = inttoptr i64 [[OFF]] to ptr addrspace(257)
 ; CHECK-NEXT: br label %loop
 ; CHECK: loop:
-; CHECK-NEXT: [[P:%quanta.flagp.slot.*]] = phi ptr [ [[FIRST]], %{{.*}} ], [ [[PL:%.*]], %latch ]
-; CHECK: [[F:%.*]] = load atomic volatile i32, ptr [[P]]
+; CHECK-NOT: phi ptr
+; CHECK: [[F:%.*]] = load atomic volatile i32, ptr addrspace(257) [[P]]
 ; CHECK-NEXT: [[SET:%.*]] = icmp ne i32 [[F]], 0
 ; CHECK-NEXT: br i1 [[SET]]
-; CHECK: call ptr @__quanta_flag_reload()
+; CHECK: call void @quanta_flag_probe_slow()
 ; CHECK: inner:
-; CHECK-NOT: {{threadlocal.address|quanta.left|load volatile}}
+; CHECK-NOT: {{threadlocal.address|quanta.left|load volatile|asm sideeffect}}
 ; CHECK: quanta.probe:
-; CHECK-NOT: threadlocal.address
-; CHECK: load atomic volatile i32, ptr %quanta.flagp.slot
-; CHECK-NOT: threadlocal.address
-; CHECK: call ptr @__quanta_flag_reload()
-; CHECK-NOT: threadlocal.address
+; CHECK-NOT: {{threadlocal.address|asm sideeffect}}
+; CHECK: load atomic volatile i32, ptr addrspace(257) [[P]]
+; CHECK-NOT: {{threadlocal.address|asm sideeffect}}
+; CHECK: call void @quanta_flag_probe_slow()
+; CHECK-NOT: {{threadlocal.address|asm sideeffect}}
 ; CHECK: latch:
-; CHECK-NEXT: [[PL]] = phi ptr
-; CHECK-NOT: load volatile
+; CHECK-NOT: load atomic volatile
 ; CHECK: br i1 %done, label %exit, label %loop
 ; CHECK: ret i64
 
@@ -49,19 +49,17 @@ declare void @ext(i64)
 ; LATCH-NOT: load atomic volatile i32
 ; LATCH: inner:
 ; LATCH: latch:
-; LATCH-NEXT: [[P:%quanta.flagp.slot.*]] = phi ptr
 ; LATCH: %done = icmp eq
-; LATCH-NEXT: [[F:%.*]] = load atomic volatile i32, ptr [[P]]
+; LATCH-NEXT: [[F:%.*]] = load atomic volatile i32, ptr addrspace(257)
 ; LATCH-NEXT: [[SET:%.*]] = icmp ne i32 [[F]], 0
 ; LATCH-NEXT: br i1 [[SET]]
-; LATCH: call ptr @__quanta_flag_reload()
-; LATCH: phi ptr
-; LATCH-NEXT: br i1 %done, label %exit, label %loop
+; LATCH: call void @quanta_flag_probe_slow()
+; LATCH: br i1 %done, label %exit, label %loop
 
 ; O3-LABEL: define {{.*}} @scan(
-; O3: load volatile ptr
+; O3: asm sideeffect "movq quanta_preempt_flag@gottpoff
 ; O3: {{^}}loop:
-; O3: load atomic volatile i32, ptr
+; O3: load atomic volatile i32, ptr addrspace(257)
 ; O3: br i1 %{{.*}}, label %exit, label %loop
 define i64 @scan(ptr %a, i64 %n) {
 entry:
@@ -107,13 +105,12 @@ exit:
 ; CHECK-NOT: load atomic volatile i32
 ; CHECK: latch:
 ; CHECK: %done = icmp eq
-; CHECK-NEXT: load atomic volatile i32, ptr %quanta.flagp.slot
+; CHECK-NEXT: load atomic volatile i32, ptr addrspace(257)
 ; CHECK: ret i64
 ; TOP-LABEL: define i64 @skip(
 ; TOP: loop:
-; TOP-NEXT: phi ptr
 ; TOP-NEXT: %i = phi
-; TOP-NEXT: load atomic volatile i32, ptr %quanta.flagp.slot
+; TOP-NEXT: load atomic volatile i32, ptr addrspace(257)
 define i64 @skip(ptr %a, i64 %n) {
 entry:
   br label %loop
@@ -134,19 +131,11 @@ exit:
 
 ; CHECK-LABEL: define i64 @scan_calls(
 ; CHECK: loop:
-; CHECK-NOT: @__quanta_flag_reload
 ; CHECK: %quanta.fire = icmp slt i64
-; CHECK: call ptr @llvm.threadlocal.address.p0(ptr @quanta_flag_word)
+; CHECK: call i64 asm sideeffect "movq quanta_preempt_flag@gottpoff
 ; CHECK: call void @quanta_flag_probe_slow()
 ; CHECK: ret i64
 
-; CHECK-LABEL: define private ptr @__quanta_flag_pointer()
-; CHECK: load volatile ptr
-; CHECK-LABEL: define private ptr @__quanta_flag_reload()
-; CHECK-NEXT: entry:
-; CHECK-NEXT: call void @quanta_flag_probe_slow()
-; CHECK-NEXT: [[R:%.*]] = call ptr @__quanta_flag_pointer()
-; CHECK-NEXT: ret ptr [[R]]
 define i64 @scan_calls(ptr %a, i64 %n) {
 entry:
   br label %loop

@@ -13,7 +13,7 @@
 
 ; CHECK-LABEL: define i64 @words(
 ; CHECK: outer:
-; CHECK: load atomic volatile i32, ptr %quanta.flagp.slot
+; CHECK: load atomic volatile i32, ptr addrspace(257)
 ; CHECK: [[NEXT:%quanta.probe.next]] = add nsw i64 %iz, 128
 ; CHECK-NEXT: [[L0:%quanta.limit.next]] = call i64 @llvm.smin.i64(i64 %n, i64 [[NEXT]])
 ; CHECK-NEXT: br label %scan
@@ -31,7 +31,7 @@
 ; CHECK: quanta.probe:
 ; CHECK-NEXT: [[N1:%.*]] = add nsw i64 %quanta.iv, 128
 ; CHECK-NEXT: [[L1]] = call i64 @llvm.smin.i64(i64 %n, i64 [[N1]])
-; CHECK-NEXT: load atomic volatile i32, ptr %quanta.flagp.slot
+; CHECK-NEXT: load atomic volatile i32, ptr addrspace(257)
 ; CHECK: word.end:
 ; CHECK-NOT: load volatile
 ; CHECK: ret i64
@@ -39,7 +39,7 @@
 ; OFF-LABEL: define i64 @words(
 ; OFF: scan.latch:
 ; OFF: %more = icmp slt i64 %j, %n
-; OFF-NEXT: load atomic volatile i32, ptr %quanta.flagp.slot
+; OFF-NEXT: load atomic volatile i32, ptr addrspace(257)
 
 ; CHECK-LABEL: define i64 @words_wide(
 ; CHECK: call i64 @llvm.sadd.sat.i64(i64 %{{.*}}, i64 128)
@@ -55,7 +55,7 @@
 ; CHECK-LABEL: define i64 @alone(
 ; CHECK-NOT: quanta.limit
 ; CHECK: %more = icmp slt i64 %j.next, %n
-; CHECK-NEXT: load atomic volatile i32, ptr %quanta.flagp.slot
+; CHECK-NEXT: load atomic volatile i32, ptr addrspace(257)
 ; CHECK: ret i64
 
 ; Words: the outer loop polls; the inner scan leaves on a space (header) or on j >= n

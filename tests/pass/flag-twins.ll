@@ -19,7 +19,7 @@
 ; The functions as compiled: flag probes, calls unchanged.
 ; CHECK-LABEL: define i64 @leaf(
 ; CHECK-NOT: readcyclecounter
-; CHECK: @quanta_flag_word
+; CHECK: quanta_preempt_flag@gottpoff
 ; CHECK-NOT: readcyclecounter
 ; CHECK: ret i64
 ; CHECK-LABEL: define i64 @handler(

@@ -7,9 +7,11 @@
 ; RUN: %opt -passes='quanta-flag,default<O3>' -quanta-flag-stride=1 -S %s | FileCheck %s
 
 ; CHECK-LABEL: define {{.*}} @spin(
+; CHECK-NOT: threadlocal.address
 ; CHECK: {{^}}loop:
-; CHECK: load volatile ptr, ptr
-; CHECK-NEXT: load atomic volatile i32, ptr
+; CHECK: call i64 asm sideeffect "movq quanta_preempt_flag@gottpoff(%rip), $0"
+; CHECK-NEXT: inttoptr i64 %{{.*}} to ptr addrspace(257)
+; CHECK-NEXT: load atomic volatile i32, ptr addrspace(257)
 ; CHECK: br i1 %{{.*}}, label %loop, label %done
 define void @spin(ptr %x, i64 %n) {
 entry:

@@ -66,7 +66,7 @@ define void @others(ptr %s, ptr %rw) {
 ; BOUND-NEXT: %r = call i32 @pthread_mutex_lock(ptr %m)
 ; FLAGBOUND-LABEL: define void @long_then_lock(
 ; FLAGBOUND: store i64 %a8
-; FLAGBOUND-NEXT: call ptr @llvm.threadlocal.address.p0(ptr @quanta_flag_word)
+; FLAGBOUND-NEXT: call i64 asm sideeffect "movq quanta_preempt_flag@gottpoff
 ; FLAGBOUND: call void @quanta_flag_probe_slow()
 ; FLAGBOUND: call void @quanta_preempt_disable()
 ; FLAGBOUND-NEXT: %r = call i32 @pthread_mutex_lock(ptr %m)

@@ -1,7 +1,7 @@
 ; On x86-64 the probes call their slow paths with preserve_most, by default in flag mode
 ; only (clock mode with -quanta-slow-path-preserve-most=1): the declaration, every call
-; (those the module already had, as from quanta/probe.h's inline probes, too), the flag
-; mode's private reload functions, and the clock twins of a flag module. nonlazybind: in PIC
+; (those the module already had, as from quanta/probe.h's inline probes, too), a polled
+; loop's probes, and the clock twins of a flag module. nonlazybind: in PIC
 ; code the call goes through the GOT, never through a lazily bound PLT entry, whose resolver
 ; may clobber r10. Probes call a private stub that jumps on (musttail), so that no loop
 ; keeps the GOT entry's address in a register.
@@ -71,45 +71,38 @@ define void @hand_probe() {
   ret void
 }
 
-; Flag mode: a polled loop (no calls; the @scan of flag-poll.ll) refreshes its flag pointer
-; through the private reload.
+; Flag mode: a polled loop (no calls; the @scan of flag-poll.ll) calls the slow path
+; through the stub like any probe.
 ; FLAG-LABEL: define i64 @scan(
 ; FLAG: load atomic volatile i32
-; FLAG: call preserve_mostcc ptr @__quanta_flag_reload()
+; FLAG: call preserve_mostcc void @__quanta_flag_probe_slow_stub()
 ; FLAG: ret i64
 ; The clock twin of @chain (-quanta-bound=10 gives it a probe) calls as the flag code does.
 ; FLAG-LABEL: define internal i64 @chain.quanta_clock(
 ; FLAG: call preserve_mostcc void @__quanta_probe_slow_stub()
-; FLAG-LABEL: define private preserve_mostcc ptr @__quanta_flag_pointer() #{{[0-9]+}} {
-; FLAG: define private preserve_mostcc ptr @__quanta_flag_reload() [[RATTR:#[0-9]+]] {
-; FLAG-NEXT: entry:
-; FLAG-NEXT: call preserve_mostcc void @quanta_flag_probe_slow()
-; FLAG-NEXT: [[R:%.*]] = call preserve_mostcc ptr @__quanta_flag_pointer()
-; FLAG-NEXT: ret ptr [[R]]
 ; FLAG: declare preserve_mostcc void @quanta_flag_probe_slow() [[FATTR:#[0-9]+]]
-; FLAG-DAG: attributes [[RATTR]] = { cold noinline nounwind "frame-pointer"="all" }
+; FLAG: define private preserve_mostcc void @__quanta_flag_probe_slow_stub() [[SATTR:#[0-9]+]] {
+; FLAG: musttail call preserve_mostcc void @quanta_flag_probe_slow()
+; FLAG-DAG: attributes [[SATTR]] = { cold noinline nounwind }
 ; FLAG-DAG: attributes [[FATTR]] = { nonlazybind }
-; FLAGOFF: call ptr @__quanta_flag_reload()
-; FLAGOFF-LABEL: define private ptr @__quanta_flag_reload() #{{[0-9]+}} {
+; FLAGOFF-LABEL: define i64 @scan(
 ; FLAGOFF: call void @quanta_flag_probe_slow()
 
-; Code: the loop keeps its values in rax, rcx, rdx, rsi, rdi, r8-r10 across the reload
-; (no stack access in it). The reload aligns its stack by pushing rbp, not by a dummy push
-; that LLVM would pop into rcx, which the convention keeps (ProbeEmitter.cpp). The slow
-; path is called through the GOT.
+; Code: the flag's offset is read once before the loop, which reads the flag %fs-relative
+; and keeps its values in rax, rcx, rdx, rsi, rdi, r8-r10 across the slow path's call (no
+; stack access in it). The stub jumps on through the GOT.
 ; ASM-LABEL: scan:
 ; ASM-NOT: (%rsp)
-; ASM: callq .L__quanta_flag_reload
+; ASM: movq quanta_preempt_flag@GOTTPOFF(%rip), [[TP:%r[a-z0-9]+]]
+; ASM-NOT: (%rsp)
+; ASM: movl %fs:([[TP]]),
+; ASM-NOT: (%rsp)
+; ASM: callq .L__quanta_flag_probe_slow_stub
 ; ASM-NOT: (%rsp)
 ; ASM: retq
-; ASM-LABEL: .L__quanta_flag_reload:
+; ASM-LABEL: .L__quanta_flag_probe_slow_stub:
 ; ASM-NEXT: # %bb.0:
-; ASM-NEXT: pushq %rbp
-; ASM-NOT: {{push|pop}}
-; ASM: callq *quanta_flag_probe_slow@GOTPCREL(%rip)
-; ASM-NEXT: callq .L__quanta_flag_pointer
-; ASM-NEXT: popq %rbp
-; ASM-NEXT: retq
+; ASM-NEXT: jmpq *quanta_flag_probe_slow@GOTPCREL(%rip)
 define i64 @scan(ptr %a, i64 %n) {
 entry:
   br label %loop

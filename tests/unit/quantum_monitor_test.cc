@@ -10,7 +10,7 @@ struct FakeWorker {
   SpscRing<Request*> ring{2};
   WorkerCounters counters;
   PreemptFlagLine flag;
-  WorkerPort port() { return {&ring, &counters, &flag}; }
+  WorkerPort port() { return {&ring, &counters, &flag.word}; }
   void open(uint64_t seq, uint64_t start) {
     counters.quantum_seq.store(seq);
     counters.quantum_start_tsc.store(start);
