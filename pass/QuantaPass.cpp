@@ -11,6 +11,7 @@
 #include "ProbeEmitter.h"
 #include "ProbeRecord.h"
 #include "Stats.h"
+#include "llvm/TargetParser/Triple.h"
 #include "llvm/ADT/DepthFirstIterator.h"
 #include "llvm/Analysis/AssumptionCache.h"
 #include "llvm/Analysis/OptimizationRemarkEmitter.h"
@@ -241,6 +242,15 @@ bool QuantaPass::instrument(Module& M, FunctionAnalysisManager& FAM, raw_ostream
   // Once per module: the optimizer-last hook also fires inside LTO backends and in an
   // explicit default<O3> after -passes=quanta-..., and probes must not be stacked twice.
   if (M.getModuleFlag("quanta.instrumented")) return false;
+  // Flag probes read the thread's flag %fs-relative, at an offset an x86-64 asm reads
+  // (ProbeEmitter::threadWord), as the runtime itself only exists for x86-64. A module
+  // without a triple (an .ll file) is taken for one.
+  Triple target(M.getTargetTriple());
+  if (cfg.mode == Mode::Flag && !lockOnly_ && !M.getTargetTriple().empty() && target.getArch() != Triple::x86_64) {
+    M.getContext().emitError("quanta pass: flag mode's probes are x86-64 code (the runtime's only target); this "
+                             "module targets '" + M.getTargetTriple() + "'");
+    return false;
+  }
 
   SmallPtrSet<Function*, 8> noPreempt = noPreemptFunctions(M);
   SmallPtrSet<Function*, 32> targets;

@@ -19,6 +19,10 @@
 ; RUN: sed '/PIC Level/d; /llvm.module.flags/d' %s | %opt -passes=quanta-flag -quanta-slow-path-preserve-most=1 -S | FileCheck %s --check-prefix=FLAGOFF
 ; Other targets keep C: the runtime defines the slow paths so on x86-64 only.
 ; RUN: sed 's/x86_64-unknown-linux-gnu/aarch64-unknown-linux-gnu/' %s | %opt -passes=quanta-clock -quanta-bound=10 -quanta-slow-path-preserve-most=1 -S | FileCheck %s --check-prefix=OFF
+; Flag mode's probes are x86-64 code: another target is an error naming it, not an asm the
+; assembler rejects later.
+; RUN: sed 's/x86_64-unknown-linux-gnu/aarch64-unknown-linux-gnu/' %s | not %opt -passes=quanta-flag -S -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOTX86
+; NOTX86: error: quanta pass: flag mode's probes are x86-64 code (the runtime's only target); this module targets 'aarch64-unknown-linux-gnu'
 target triple = "x86_64-unknown-linux-gnu"
 
 declare void @quanta_probe_slow()
