@@ -32,6 +32,7 @@ STATISTIC(NumCutCycle, "Entry probes of functions on a call-graph cycle (recursi
 STATISTIC(NumCycleTicks, "Entry ticks of functions on a call-graph cycle (recursion)");
 STATISTIC(NumPathTicks, "Ticks where a path from a tick would pass an eighth of the bound");
 STATISTIC(NumCallTicks, "Ticks after calls that may return from a tick (back into the cycle)");
+STATISTIC(NumBoundTicks, "Ticks where a path from a clock read would pass the bound, on a call-graph cycle");
 STATISTIC(NumLockSites, "Lock calls bracketed with quanta_preempt_disable/enable");
 STATISTIC(NumNoPreempt, "Functions not instrumented because marked QUANTA_NO_PREEMPT");
 STATISTIC(NumCounters, "Counter-mode block counters");
@@ -150,6 +151,12 @@ void noteCut(OptimizationRemarkEmitter* ORE, Instruction* at, Cut why, uint64_t 
       ++NumCallTicks;
       name = "TickAfterCall";
       os << "tick after the call, charge " << detail << ": the callee may return from a tick";
+      break;
+    case Cut::BoundTick:
+      ++NumBoundTicks;
+      name = "TickAtBound";
+      os << "tick at the bound, charge " << detail << ": the path from a clock read would pass the bound here, "
+         << "in a function on a call-graph cycle";
       break;
   }
   remark(ORE, name, at, text);

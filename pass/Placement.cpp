@@ -48,6 +48,9 @@ struct Walk {
   uint64_t bound;
   bool indirectReenters;
   bool callTicks;  // a tick, not a clock probe, after a call that may return from a tick
+  // A function on a call-graph cycle whose entry is a tick: where a path from a clock read
+  // would pass the bound outside a loop, a tick too (tickAtBound).
+  bool boundTicks = false;
   // Ticks only: where a path from one would pass this, outside loops, a tick of its own.
   uint64_t tickTarget = 0;
   bool inLoop = false;
@@ -127,6 +130,25 @@ struct Walk {
     }
     return true;
   }
+  // In a function on a call-graph cycle, which charges the thread's budget at its entry
+  // anyway: a path from the last clock read that would pass the bound here starts a tick's
+  // stretch instead of reading the clock, as the path after a call back into the cycle
+  // does (afterReentry). A clock read there costs a serializing rdtsc on every run; a tick
+  // costs a subtraction, and reads the clock once the thread's budget runs out. The bound
+  // as stated for ticks (docs/pass.md, "Across calls") holds: the stretch from the clock
+  // read to here is at most B, and the tick's stretch comes out of the budget. Where a
+  // post-call tick may go (tickAllowed): in a loop that charges the thread's budget, whose
+  // blocks charge themselves, the tick charges what runs outside them (an interpreter's
+  // opcode that calls back into the cycle; sqlite3VdbeExec's clock reads before
+  // sqlite3BtreeInsert); a loop that counts its own budget would not see the tick's.
+  bool tickAtBound(Instruction* at, Reach& r) {
+    if (!boundTicks || !tickAllowed(at->getParent()) || at->isEHPad() || isa<PHINode>(at)) return false;
+    r.any = 0;
+    r.fromEntry.reset();
+    r.ticked = true;
+    tick(at, r, Cut::BoundTick);
+    return true;
+  }
   // After `CB`, which may return from a tick (a call back into the cycle, an indirect call
   // that may re-enter it, a callee with a ticked exit): nothing since is on a path from a
   // clock read. A post-call tick right after it starts a stretch of its own; where none may
@@ -175,8 +197,9 @@ struct Walk {
     if (!s) {
       uint64_t c = CM.instCost(I);
       if (!c) return;
-      if (r.any + c > bound && r.any > 0 && !I.isEHPad() && !isa<PHINode>(I)) cut(&I, r, Cut::Path, r.any);
-      else if (wantsTick(r, c, I)) tick(&I, r);
+      if (r.any + c > bound && r.any > 0 && !I.isEHPad() && !isa<PHINode>(I)) {
+        if (!tickAtBound(&I, r)) cut(&I, r, Cut::Path, r.any);
+      } else if (wantsTick(r, c, I)) tick(&I, r);
       add(r, c);
       // An indirect call that may come back into this function's cycle returns as a direct
       // call within the cycle does.
@@ -186,8 +209,9 @@ struct Walk {
     // The callee runs `entry` before its first probe. The call's own unit is charged only
     // to a path that runs through the callee unprobed: a callee that probes first needs
     // no probe before the call, and its `exit` already counts its return.
-    if (r.any > 0 && r.any + s->entry > bound) cut(&I, r, Cut::BeforeCall, s->entry);
-    else if (s->entry && wantsTick(r, s->entry, I)) tick(&I, r);
+    if (r.any > 0 && r.any + s->entry > bound) {
+      if (!tickAtBound(&I, r)) cut(&I, r, Cut::BeforeCall, s->entry);
+    } else if (s->entry && wantsTick(r, s->entry, I)) tick(&I, r);
     if (r.fromEntry) summary.entry = std::max(summary.entry, *r.fromEntry + s->entry);
     Reach after;
     after.any = s->exit;
@@ -214,7 +238,7 @@ struct Walk {
 Placed placeBoundedPaths(Function& F, LoopInfo& LI, const LoopPlanner& loops, const CostModel& CM,
                          ProbeEmitter& PE, uint64_t bound, EntryOnCycle entry, bool indirectReenters,
                          bool callTicks, OptimizationRemarkEmitter* ORE) {
-  Walk w{CM, LI, loops, bound, indirectReenters, callTicks, bound / 8, false, nullptr, {}, {}, {}};
+  Walk w{CM, LI, loops, bound, indirectReenters, callTicks, entry == EntryOnCycle::Tick, bound / 8, false, nullptr, {}, {}, {}};
   DenseMap<BasicBlock*, Reach> out;
   ReversePostOrderTraversal<Function*> rpo(&F);
   for (BasicBlock* BB : rpo) {
