@@ -71,6 +71,7 @@ void describePlan(raw_ostream& os, const LoopPlan& p, uint64_t bound) {
     os << " charge=" << p.mandatoryCost;
   }
   if (p.kind == LoopPlan::Poll) os << " poll-at=" << (p.pollAtLatch ? "latch" : "top");
+  if (p.latchTick) os << " latch-tick charge=" << p.iterCost;
   if (p.why && *p.why) os << ": " << p.why;
 }
 

@@ -243,6 +243,12 @@ void LoopPlanner::plan() {
       p.threadBudget = true;
       if (L->getLoopLatch()) p.mandatoryCost = computeMandatoryCost(L, true);
     }
+    // An Every loop of a function on a call-graph cycle, which charges the thread's budget
+    // at its entry anyway, ticks on its back-edge: the tick charges the next iteration
+    // (its longest path) and reads the clock when the budget runs out, where a probe read
+    // it on every iteration. Such loops iterate over calls whose summaries cost half the
+    // bound but often return at once (Lua's sort partition, around its comparator).
+    if (p.kind == LoopPlan::Every && everyTicks_) p.latchTick = true;
     // Not over the thread's budget: it is no adaptive gap, and an over-charge there is a
     // clock read earlier.
     if ((p.kind == LoopPlan::Counter && !p.threadBudget) || (p.kind == LoopPlan::Version && p.slowKind == LoopPlan::Counter))
@@ -262,7 +268,8 @@ void LoopPlanner::strideLatch(Loop* L, LoopPlan& p, LoopPlan::Kind kind) {
     IRBuilder<> B(term);
     Value* fire = nullptr;
     if (kind == LoopPlan::Every) {
-      mark(term);
+      if (p.latchTick) PE_.markTick(term, p.iterCost);
+      else mark(term);
       continue;
     }
     if (kind == LoopPlan::IVStride && latches.size() == 1 && (AP_ || accountsEntries(L))) {

@@ -77,6 +77,9 @@ struct LoopPlan {
   int64_t step = 0;         // the IV step
   const llvm::SCEV* btc = nullptr;
   bool pollAtLatch = false;  // Poll: read the flag on the back-edge rather than at the top
+  // Every, in a function on a call-graph cycle (clock, ticks): a tick charging the
+  // iteration's cost on the back-edge instead of a clock probe (LoopPlanner::plan).
+  bool latchTick = false;
   const char* why = "";      // the rule that chose `kind`, for remarks and print<quanta-plan>
 };
 
@@ -125,6 +128,8 @@ class LoopPlanner {
     callTicks_ = true;
     indirectReenters_ = indirectReenters;
   }
+  // The function is on a call-graph cycle and starts with a tick: its Every loops tick.
+  void tickEveryLoops() { everyTicks_ = true; }
   void plan();
   // Cost a straight-line walk should charge on entering L from outside, beyond the header
   // block itself (a Static loop's whole run).
@@ -237,7 +242,7 @@ class LoopPlanner {
   llvm::AllocaInst* flagSlot_ = nullptr;
   llvm::SmallVector<llvm::AllocaInst*, 4> leftSlots_;
   bool markingPollNest_ = false;  // apply(): the loop being rewritten is in a polled nest
-  bool callTicks_ = false, indirectReenters_ = false;
+  bool callTicks_ = false, indirectReenters_ = false, everyTicks_ = false;
   // With call ticks: the calls that may return from a tick, and what each charges a loop
   // that keeps the thread's budget (blockCharge).
   llvm::DenseMap<const llvm::Instruction*, uint64_t> tickedCalls_;

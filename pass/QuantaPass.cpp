@@ -190,6 +190,7 @@ static ModuleStats instrumentFunctions(Module& M, FunctionAnalysisManager& FAM, 
     LoopPlanner loops(F, LI, SE, DT, CM, cfg, PE, bound, /*allowVersioning=*/clock,
                       clock && cfg.adaptive ? &AP : nullptr);
     if (callTicks) loops.expectCallTicks(v.indirectReenters);
+    if (callTicks && v.onCycle) loops.tickEveryLoops();
     loops.plan();
     // A function on a call-graph cycle: in flag mode a flag poll at entry, never a tick
     // (a poll is a load and a compare, cheaper than a tick's thread-local countdown).
