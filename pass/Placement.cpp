@@ -49,7 +49,7 @@ struct Walk {
   bool indirectReenters;
   bool callTicks;  // a tick, not a clock probe, after a call that may return from a tick
   // A function on a call-graph cycle whose entry is a tick: where a path from a clock read
-  // would pass the bound outside a loop, a tick too (tickAtBound).
+  // would pass the bound, a tick instead of a clock probe where one may go (tickAtBound).
   bool boundTicks = false;
   // Ticks only: where a path from one would pass this, outside loops, a tick of its own.
   uint64_t tickTarget = 0;
