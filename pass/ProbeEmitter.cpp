@@ -191,10 +191,14 @@ Value* ProbeEmitter::flagAddress(IRBuilder<>& B) { return threadWord(B, "quanta_
 // The flag read through `word` and the branch to a new, unlikely block before `at`, which is
 // returned for the slow path. The load is volatile (never merged with an earlier one) and
 // atomic (monotonic: the monitor writes the flag from another thread while the task reads
-// it, a data race for a plain load; on x86 the same single mov).
+// it, a data race for a plain load; on x86 the same single mov). Not atomic in a function
+// built with ThreadSanitizer, which runs after this pass: it would hand the %fs-relative
+// address, an offset, to __tsan_atomic32_load as if it were a pointer and fault; it leaves
+// plain accesses outside address space 0 alone, and a volatile aligned 32-bit load is the
+// same single mov, which sees the monitor's store or the value before it.
 Instruction* ProbeEmitter::ifFlagSet(IRBuilder<>& B, Value* word, Instruction* at, LoopInfo* LI) {
   LoadInst* flag = B.CreateAlignedLoad(B.getInt32Ty(), word, Align(4), /*isVolatile=*/true, "quanta.flag");
-  flag->setAtomic(AtomicOrdering::Monotonic);
+  if (!at->getFunction()->hasFnAttribute(Attribute::SanitizeThread)) flag->setAtomic(AtomicOrdering::Monotonic);
   Value* set = B.CreateICmpNE(flag, B.getInt32(0), "quanta.set");
   return SplitBlockAndInsertIfThen(set, at, false, unlikely_, nullptr, LI);
 }
