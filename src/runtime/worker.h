@@ -172,9 +172,10 @@ class Worker {
   std::unique_ptr<SpscRing<SlotReturn>> outbox_;  // central only
   WorkerCounters counters_;
   // Where the monitor's flags land: the worker thread's quanta_preempt_flag once it runs
-  // preemptible flag-probed tasks, else `unread_flag_`, which no probe reads.
-  uint32_t* flag_word_ = &unread_flag_.word;
+  // preemptible flag-probed tasks, else `unread_flag_`, which no probe reads (declared
+  // first: the pointer's initializer takes its address).
   PreemptFlagLine unread_flag_;
+  uint32_t* flag_word_ = &unread_flag_.word;
   uint64_t quantum_seq_ = 0;
   bool preemptive_ = false;            // the mechanism can end quanta and the policy allows it
   bool clock_stale_ = false;           // admitted or finished a request since the last clock read
