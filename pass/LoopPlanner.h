@@ -150,7 +150,7 @@ class LoopPlanner {
   // After the pending charge is promoted: removes the flushes that subtract a constant 0.
   void dropEmptyFlushes();
   // The polled loops' flag address, if any (an alloca until promoted).
-  llvm::AllocaInst* flagPointerSlot() const { return flagSlot_; }
+  llvm::AllocaInst* flagAddressSlot() const { return flagSlot_; }
   // The loops' distances to their next probes, kept across entries (allocas until promoted).
   llvm::ArrayRef<llvm::AllocaInst*> leftSlots() const { return leftSlots_; }
 

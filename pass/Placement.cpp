@@ -143,11 +143,17 @@ struct Walk {
   // sqlite3BtreeInsert); a loop that counts its own budget would not see the tick's.
   bool tickAtBound(Instruction* at, Reach& r) {
     if (!boundTicks || !tickAllowed(at->getParent()) || at->isEHPad() || isa<PHINode>(at)) return false;
+    tickedStretch(at, r, Cut::BoundTick);
+    return true;
+  }
+  // A tick at `at` that starts a stretch off every path from a clock read: the paths start
+  // afresh there (none runs on from the entry unprobed) and a return they reach is a
+  // ticked exit.
+  void tickedStretch(Instruction* at, Reach& r, Cut why) {
     r.any = 0;
     r.fromEntry.reset();
     r.ticked = true;
-    tick(at, r, Cut::BoundTick);
-    return true;
+    tick(at, r, why);
   }
   // After `CB`, which may return from a tick (a call back into the cycle, an indirect call
   // that may re-enter it, a callee with a ticked exit): nothing since is on a path from a
@@ -155,10 +161,7 @@ struct Walk {
   // go, the path goes on at the bound and a clock probe comes before its next work.
   void afterReentry(CallBase& CB, Reach& r, uint64_t atBound) {
     if (callTicks && !isa<InvokeInst>(CB) && tickAllowed(CB.getParent())) {
-      r.any = 0;
-      r.fromEntry.reset();
-      r.ticked = true;
-      tick(CB.getNextNode(), r, Cut::CallTick);
+      tickedStretch(CB.getNextNode(), r, Cut::CallTick);
       return;
     }
     r.any = std::max(r.any, atBound);

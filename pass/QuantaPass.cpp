@@ -11,7 +11,6 @@
 #include "ProbeEmitter.h"
 #include "ProbeRecord.h"
 #include "Stats.h"
-#include "llvm/TargetParser/Triple.h"
 #include "llvm/ADT/DepthFirstIterator.h"
 #include "llvm/Analysis/AssumptionCache.h"
 #include "llvm/Analysis/OptimizationRemarkEmitter.h"
@@ -19,6 +18,7 @@
 #include "llvm/IR/Module.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Passes/PassBuilder.h"
+#include "llvm/TargetParser/Triple.h"
 #include "llvm/Transforms/Utils/Cloning.h"
 #include "llvm/Transforms/Utils/LoopSimplify.h"
 #include "llvm/Transforms/Utils/LoopUtils.h"
@@ -219,7 +219,7 @@ static ModuleStats instrumentFunctions(Module& M, FunctionAnalysisManager& FAM, 
     SmallVector<AllocaInst*, 4> slots(loops.leftSlots().begin(), loops.leftSlots().end());
     if (AllocaInst* budget = loops.budgetSlot()) slots.push_back(budget);
     if (AllocaInst* pending = loops.pendingSlot()) slots.push_back(pending);
-    if (AllocaInst* flagp = loops.flagPointerSlot()) slots.push_back(flagp);
+    if (AllocaInst* flag = loops.flagAddressSlot()) slots.push_back(flag);
     if (!slots.empty()) {
       DominatorTree freshDT(F);
       PromoteMemToReg(slots, freshDT);
