@@ -111,10 +111,12 @@ static inline uint64_t quanta_this_thread_deadline_tsc(void) {
   return deadline;
 }
 
-static inline const volatile uint32_t* quanta_this_thread_flag_word(void) {
-  const volatile uint32_t* word;
-  __asm__ volatile("movq %%fs:0, %0\n\taddq quanta_preempt_flag@gottpoff(%%rip), %0" : "=r"(word));
-  return word;
+/* Word 0 of quanta_preempt_flag, read %fs-relative at the variable's offset as the pass's
+ * flag probes read it: one load, which sees the monitor's store or the value before it. */
+static inline uint32_t quanta_this_thread_flag(void) {
+  uint64_t flag;
+  __asm__ volatile("movq quanta_preempt_flag@gottpoff(%%rip), %0\n\tmovl %%fs:(%0), %k0" : "=r"(flag));
+  return (uint32_t)flag;
 }
 
 /* Clock probe (Tiny Quanta): one TLS load, one rdtsc, one compare. */
@@ -124,8 +126,7 @@ static inline void quanta_probe(void) {
 
 /* Flag probe (Concord): one volatile load of the thread's flag line. */
 static inline void quanta_flag_probe(void) {
-  /* Atomic (relaxed) as well as volatile: the monitor writes the flag from another thread. */
-  if (__builtin_expect(__atomic_load_n(quanta_this_thread_flag_word(), __ATOMIC_RELAXED) != 0, 0)) {
+  if (__builtin_expect(quanta_this_thread_flag() != 0, 0)) {
     quanta_flag_probe_slow();
   }
 }
