@@ -9,10 +9,11 @@
  *  - quanta_preempt_flag: thread-local, one cache line of its own; word 0 is this thread's
  *    preemption flag, which a monitor on another thread writes through the address the
  *    worker published (the rest of the line is padding). Zero on every thread no monitor
- *    writes. The probe must read word 0 with a volatile atomic (relaxed) load on every
- *    execution: a plain load may be hoisted out of a loop and the task would never see the
- *    flag, and is a data race with the monitor's store. Thread-local rather than a pointer
- *    to a line elsewhere so that a probe is one load, not two dependent ones.
+ *    writes. The probe must read word 0 afresh on every execution, with one load no
+ *    compiler may merge or hoist (the pass: volatile, atomic relaxed but under
+ *    ThreadSanitizer; quanta_flag_probe() below: an asm): a plain load may be hoisted out of
+ *    a loop and the task would never see the flag. Thread-local rather than a pointer to a
+ *    line elsewhere so that a probe is one load, not two dependent ones.
  *  - quanta_tick_budget: thread-local, signed, in the pass's IR cost units. A tick (the entry
  *    of a function on a call-graph cycle, the return from a call that may end in one) or a
  *    loop on the thread's budget subtracts its charge and reads the clock only when the
