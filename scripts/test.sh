@@ -39,7 +39,8 @@ bash scripts/build.sh --sanitize
 #                    hangs on a loaded machine)
 #   CentralDispatch.EveryMechanismPreemptsThroughTheCentralQueue   (its signal case)
 #   PreemptOrder.ShortRequestBehindALongOneFinishesFirst/signal    (the signal never switches)
-#   (MonitorUnderLoad leaves out its own signal case under TSan)
+#   (MonitorUnderLoad leaves out its own signal case under TSan, and QuantumLength/signal
+#   its lower bound: a quantum the signal would end inside the handler runs to the end)
 #   PoliciesComplete.EveryMechanismFinishesEveryRequest            (its signal and flag cases)
 # Also left out, NOT explained yet (an open problem, not a known TSan limit): under TSan the
 # flag mechanism preempts late or not at all, most of all in the spin app's handler
