@@ -155,7 +155,8 @@ ExitShare LoopPlanner::exitShare(Loop* L, const LoopPlan& p, BasicBlock* latch, 
 // from a start already past the end, a wrapped first probe still ends the entry at its
 // first test (it is reached at once), and what is saved for the next entry is a
 // difference, exact modulo the width. Otherwise (a full-width `n`) they saturate, which
-// can only bring a probe nearer.
+// can only bring a probe nearer; the saved distance may then be under a step, and the
+// next entry takes one step at least.
 bool LoopPlanner::adaptiveExitLatch(Loop* L, LoopPlan& p, BasicBlock* latch) {
   // Clock: the adaptive site. Flag: a fixed stride, with only the distance kept across
   // entries (one word on the stack), except under a parent that polls on every iteration:
@@ -205,13 +206,21 @@ bool LoopPlanner::adaptiveExitLatch(Loop* L, LoopPlan& p, BasicBlock* latch) {
     Value* left0 = slot ? PB.CreateTrunc(PB.CreateLoad(PB.getInt64Ty(), slot, "quanta.probe.left"), ty)
                         : ConstantInt::get(ty, int64_t(p.stride) * p.step, /*isSigned=*/true);
     Value* base = off ? PB.CreateAdd(p.ivStart, off, "quanta.probe.base") : p.ivStart;
-    // A saved distance is at least one step: x's first value plus the rest cannot wrap
-    // backwards.
-    if (foldOff)
+    if (foldOff) {
       first = PB.CreateAdd(p.ivStart, left0, "quanta.probe.first");
-    else
-      first = saturate ? stepsAhead(PB, PB.CreateAdd(base, step), t, PB.CreateSub(left0, step), "quanta.probe.first")
-                       : PB.CreateAdd(base, left0, "quanta.probe.first");
+    } else if (saturate) {
+      // From x's first value, the rest of the distance, which must not point backwards:
+      // a saturated probe.at (the range's end) is off x's lattice, so an entry that ran
+      // to its end can save less than one step (bzip2's unrolled `j >= 0; j -= 2`
+      // saved -1 at 0); unclamped, the next entry's saturating add then put its first
+      // probe at the range's end, and that whole entry, 10^5 iterations, ran probe-free.
+      // At least one step: probe at the first test.
+      Intrinsic::ID toward = t.step > 0 ? Intrinsic::smax : Intrinsic::smin;
+      Value* atLeastStep = PB.CreateBinaryIntrinsic(toward, left0, step, nullptr, "quanta.probe.left.step");
+      first = stepsAhead(PB, PB.CreateAdd(base, step), t, PB.CreateSub(atLeastStep, step), "quanta.probe.first");
+    } else {
+      first = PB.CreateAdd(base, left0, "quanta.probe.first");
+    }
     limit0 = nearerLimit(PB, base, t, first);
   } else {
     // The tested value's first value, where the first stride starts.
@@ -252,7 +261,10 @@ bool LoopPlanner::adaptiveExitLatch(Loop* L, LoopPlan& p, BasicBlock* latch) {
   auto* opaqueTy = FunctionType::get(ty, {ty}, false);
   Value* iv = CB.CreateCall(InlineAsm::get(opaqueTy, "", "=r,0", /*hasSideEffects=*/false), {t.x},
                             "quanta.iv");
-  if (slot) {
+  if (slot && saturate) {
+    // The entry clamps what it loads to one step or more.
+    CB.CreateStore(CB.CreateSExt(CB.CreateSub(at, iv), CB.getInt64Ty()), slot);
+  } else if (slot) {
     // Due right now: one step, so that the next entry's first test probes. (A relational
     // limit is met exactly too: probe.at is on the tested value's lattice.)
     Value* left = CB.CreateSub(at, iv);

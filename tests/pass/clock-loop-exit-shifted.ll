@@ -47,14 +47,21 @@
 ; CHECK-NEXT: br label %word
 
 ; A bound of full width could be passed 4096 steps ahead by a wrap: the probe's adds
-; saturate instead (a saturated probe is only nearer).
+; saturate instead (a saturated probe is only nearer). A saturated probe.at is the range's
+; end, off x's lattice, so the distance an entry saves may be under one step: the next
+; entry takes at least one (the end saves `probe.at - x` as it is).
 ; CHECK-LABEL: define i64 @wide(
 ; CHECK: %quanta.probe.base = add i64 %i, -1
+; CHECK-NEXT: %quanta.probe.left.step = call i64 @llvm.smax.i64(i64 %quanta.left.0, i64 1)
 ; CHECK-NEXT: [[START:%.*]] = add i64 %quanta.probe.base, 1
-; CHECK-NEXT: [[REST:%.*]] = sub i64 %quanta.left.0, 1
+; CHECK-NEXT: [[REST:%.*]] = sub i64 %quanta.probe.left.step, 1
 ; CHECK-NEXT: %quanta.probe.first = call i64 @llvm.sadd.sat.i64(i64 [[START]], i64 [[REST]])
 ; CHECK-NOT: %quanta.fire
 ; CHECK: %quanta.at.limit = icmp sge i64 %j, %quanta.limit
+; CHECK: quanta.hit:
+; CHECK-NEXT: %quanta.iv = call i64 asm "", "=r,0"(i64 %j)
+; CHECK-NEXT: [[LEFT:%.*]] = sub i64 %quanta.probe.at, %quanta.iv
+; CHECK-NEXT: %quanta.end = icmp sge i64 %quanta.iv, %last
 ; CHECK: quanta.probe:
 ; CHECK: %quanta.probe.next = call i64 @llvm.sadd.sat.i64(i64 %quanta.iv,
 ; CHECK-NEXT: call i64 @llvm.smin.i64(i64 %last, i64 %quanta.probe.next)
@@ -170,4 +177,45 @@ loop:
   br i1 %more, label %loop, label %done
 done:
   ret i64 %i.next
+}
+
+; Counting down two at a time while `k > 1` (bzip2's quadrant loop unrolled by two): the
+; probe saturates at 0, and an entry from an odd start ends at k = 1 with probe.at = 0,
+; saving -1. Taken as it is, the next entry's first probe, `(start - 2) -sat (-1 + 2)`
+; wrapped to 0 and that entry ran to its end probe-free; at least one step (-2) puts the
+; probe at its first test (tests/pass/runtime, InstrumentedStride.Countdown*: every round
+; yields). Its trip count is known at entry, so short trips take a probe-free clone first.
+; CHECK-LABEL: define i64 @down_by_two(
+; CHECK: count.quanta.ph:
+; CHECK: %quanta.probe.left.step = call i64 @llvm.smin.i64(i64 %quanta.left.0, i64 -2)
+; CHECK-NEXT: [[FROM:%.*]] = add i64 %{{.*}}, -2
+; CHECK-NEXT: [[REST:%.*]] = sub i64 %quanta.probe.left.step, -2
+; CHECK-NEXT: [[BACK:%.*]] = sub i64 0, [[REST]]
+; CHECK-NEXT: %quanta.probe.first = call i64 @llvm.usub.sat.i64(i64 [[FROM]], i64 [[BACK]])
+; CHECK-NEXT: %quanta.limit.next = call i64 @llvm.umax.i64(i64 1, i64 %quanta.probe.first)
+; CHECK: %quanta.at.limit = icmp ule i64 %k.next, %quanta.limit
+define i64 @down_by_two(ptr %a, i64 %top, i64 %rounds) {
+entry:
+  br label %outer
+outer:
+  %r = phi i64 [ 0, %entry ], [ %r.next, %outer.latch ]
+  %s = phi i64 [ 0, %entry ], [ %h.next, %outer.latch ]
+  br label %count
+count:
+  %k = phi i64 [ %top, %outer ], [ %k.next, %count ]
+  %h = phi i64 [ %s, %outer ], [ %h.next, %count ]
+  %p = getelementptr inbounds i8, ptr %a, i64 %k
+  %c = load i8, ptr %p
+  %z = zext i8 %c to i64
+  %m = mul i64 %h, 31
+  %h.next = add i64 %m, %z
+  %k.next = add i64 %k, -2
+  %more = icmp ugt i64 %k.next, 1
+  br i1 %more, label %count, label %outer.latch
+outer.latch:
+  %r.next = add i64 %r, 1
+  %again = icmp ult i64 %r.next, %rounds
+  br i1 %again, label %outer, label %done
+done:
+  ret i64 %h.next
 }

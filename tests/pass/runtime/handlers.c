@@ -80,3 +80,19 @@ void HANDLER(words_handler)(void* arg) {
   }
   r->result = s;
 }
+
+/* Counts down two at a time to the bottom of an unsigned range, entered once per round
+ * (bzip2's quadrant loop, `for (j = n - 1; j >= 0; j--)` unrolled by two). Its `j > 1`
+ * test is shared with the probe, whose adds saturate at 0, off j's odd lattice: a round
+ * that ends at j = 1 leaves its next probe less than a step ahead, and the next round must
+ * still start with a probe due, not run probe-free to its end. */
+void HANDLER(countdown_handler)(void* arg) {
+  struct countdown_request* r = (struct countdown_request*)arg;
+  uint64_t s = 0;
+  for (uint64_t k = 0; k < r->rounds; k++) {
+    const uint64_t before = *r->epoch;
+    for (uint64_t j = r->top; j > 1; j -= 2) s = s * 31 + r->bytes[j];
+    r->yields_in_round[k] = *r->epoch - before;
+  }
+  r->result = s;
+}

@@ -133,6 +133,26 @@ TEST(InstrumentedStride, ScanChainSharesOneDistance) {
   ExpectStridePreemptedLikePlain(words_handler, plain_words_handler, 8 << 20, 0);
 }
 
+// Each round of the countdown loop runs 2^20 steps, about a millisecond: hundreds of 2 us
+// quanta, and at most 64 strides between its adaptive probes. Every round must yield, the
+// ones after the first too, and the sum must be the plain build's.
+TEST(InstrumentedStride, CountdownRoundsEachYieldAfterEndingOffTheProbesLattice) {
+  std::vector<unsigned char> bytes = StrideBytes((1u << 21) + 2);
+  volatile uint64_t epoch = 0;
+  countdown_request r{bytes.data(), (1u << 21) + 1, 8, &epoch, {}, 0};
+  quanta_fn* f = quanta_fn_launch(countdown_handler, &r, quantum(), 0);
+  ASSERT_NE(f, nullptr);
+  while (!quanta_fn_completed(f)) {
+    quanta_fn_resume(f, quantum());
+    epoch = epoch + 1;
+  }
+  quanta_fn_destroy(f);
+  for (int k = 0; k < 8; ++k) EXPECT_GE(r.yields_in_round[k], 2u) << "round " << k;
+  countdown_request p{bytes.data(), (1u << 21) + 1, 8, &epoch, {}, 0};
+  plain_countdown_handler(&p);
+  EXPECT_EQ(r.result, p.result);
+}
+
 // Scans `text` with the fixed-stride scanner: it must count `words` and reach at least one
 // probe per 256 bytes.
 void ExpectProbeEvery256Bytes(const std::string& text, uint64_t words) {
