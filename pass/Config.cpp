@@ -29,7 +29,8 @@ static cl::opt<bool> OptFlagTwins("quanta-flag-twins",
 static cl::opt<bool> OptLockGuard("quanta-lock-guard",
                                   cl::desc("bracket lock calls with quanta_preempt_disable/enable"));
 static cl::opt<bool> OptCountExec("quanta-count-probes",
-                                  cl::desc("count executed probes in quanta_stat_probes_executed"));
+                                  cl::desc("count executed probes in quanta_stat_probes_executed and time library calls "
+                                           "in quanta_stat_library_cycles"));
 static cl::opt<bool> OptStats("quanta-stats", cl::desc("print probe counts per module to stderr"));
 static cl::opt<std::string> OptStatsFile("quanta-stats-file",
                                          cl::desc("append the per-module probe counts to this file instead of stderr"));

@@ -70,7 +70,8 @@ struct Config {
   bool flagTwins = true;
   // Bracket lock calls with quanta_preempt_disable()/enable().
   bool lockGuard = true;
-  // Count every executed probe in the global quanta_stat_probes_executed (benchmarks).
+  // Count every executed probe in the global quanta_stat_probes_executed, and the cycles
+  // spent in library calls in quanta_stat_library_cycles (benchmarks; LibraryCallTiming.h).
   bool countExec = false;
   // Print one summary line per module (Stats.h): to stderr, or appended to statsFile.
   bool stats = false;

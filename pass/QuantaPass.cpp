@@ -5,6 +5,7 @@
 #include "CostModel.h"
 #include "Decisions.h"
 #include "FlagTwins.h"
+#include "LibraryCallTiming.h"
 #include "LockGuard.h"
 #include "LoopPlanner.h"
 #include "Placement.h"
@@ -272,6 +273,8 @@ bool QuantaPass::instrument(Module& M, FunctionAnalysisManager& FAM, raw_ostream
   if (withTwins) twins = makeClockTwins(M, targets);
 
   ModuleStats st = instrumentFunctions(M, FAM, cfg, targets, lockOnly_, plans);
+  // Counting builds also time their calls into the library (LibraryCallTiming.h).
+  if (cfg.countExec && !lockOnly_) timeLibraryCalls(M, FAM, targets);
   ModuleStats twinSt;
   if (withTwins && !twins.twins.empty()) {
     Config clockCfg = cfg;

@@ -12,6 +12,11 @@
  * does for a kernel, recording each quantum's interval and whether the OS switched the
  * thread out or a page fault hit during it.
  *
+ * A counting build (QUANTA_COUNT_PROBES=1) also times its calls into the library
+ * (quanta_stat_library_cycles, pass/LibraryCallTiming.h); under a quantum the report then
+ * gives each class's intervals less the library's cycles in them as well: the stretches
+ * the probes left, apart from libc and the system calls it makes.
+ *
  * With QUANTA_REALBENCH_OUT=<file> it writes one JSON object there when the program ends
  * (from an atexit handler, so a program that calls exit() inside the task is measured
  * too): the binary's static probes (its quanta_probes records), probes executed (counting
@@ -38,6 +43,8 @@ extern uint64_t quanta_stat_probes_executed __attribute__((weak));
  * a tick is one of the executed probes. */
 extern uint64_t quanta_stat_ticks_executed __attribute__((weak));
 extern uint64_t quanta_stat_tick_clock_reads __attribute__((weak));
+/* Cycles spent in calls to library functions (counting builds). */
+extern uint64_t quanta_stat_library_cycles __attribute__((weak));
 
 typedef int (*main_fn)(int, char**, char**);
 typedef int (*start_main_fn)(main_fn, int, char**, void (*)(void), void (*)(void), void (*)(void),
@@ -53,8 +60,9 @@ typedef int (*start_main_fn)(main_fn, int, char**, void (*)(void), void (*)(void
 enum { kStolenUs = 5 };
 enum { MAX_QUANTA = 1 << 23 }; /* 64 MiB of bss, touched only as far as used */
 static uint64_t intervals[MAX_QUANTA];
+static uint64_t library_cycles[MAX_QUANTA]; /* of each quantum, when the build times them */
 static uint64_t n_quanta, dropped_quanta, quantum_cycles;
-static uint64_t probes_at_launch, ticks_at_launch, tick_reads_at_launch;
+static uint64_t probes_at_launch, ticks_at_launch, tick_reads_at_launch, library_at_launch;
 
 static main_fn program_main;
 static int program_argc;
@@ -75,28 +83,39 @@ static uint64_t static_probes(void) {
   return n;
 }
 
+/* Sorts the n values and prints `"p99_<what>":..,"max_<what>":..,"over_4_quanta<suffix>":..`. */
+static void print_tail(FILE* f, uint64_t* values, uint64_t n, const char* what, const char* suffix) {
+  qsort(values, n, sizeof values[0], cmp_u64);
+  uint64_t over = 0;
+  for (uint64_t i = 0; i < n; i++) over += values[i] > 4 * quantum_cycles;
+  fprintf(f, "\"p99_%s\":%" PRIu64 ",\"max_%s\":%" PRIu64 ",\"over_4_quanta%s\":%" PRIu64, what,
+          n ? values[(uint64_t)(0.99 * (double)(n - 1))] : 0, what, n ? values[n - 1] : 0, suffix, over);
+}
+
 /* Prints {"quanta":n,"mae_cycles":..,"p99_interval_cycles":..,"max_interval_cycles":..,
- * "over_4_quanta":..} for the recorded quanta whose flags are within `allowed`. Sorts a
- * copy in place of the array's tail: the records are not needed afterwards. */
+ * "over_4_quanta":..} for the recorded quanta whose flags are within `allowed`, and, when
+ * the build times its library calls, the same tail of the intervals less those calls'
+ * cycles ("p99_outside_library_cycles", ...). */
 static void print_class(FILE* f, const char* name, uint64_t allowed) {
   uint64_t n = 0;
   double abs_err = 0;
   static uint64_t sorted[MAX_QUANTA];
+  static uint64_t outside[MAX_QUANTA];
   for (uint64_t i = 0; i < n_quanta; i++) {
     if (intervals[i] & ~allowed & ~INTERVAL_MASK) continue; /* a flag not allowed */
     uint64_t v = intervals[i] & INTERVAL_MASK;
     double e = (double)v - (double)quantum_cycles;
     abs_err += e < 0 ? -e : e;
+    outside[n] = v > library_cycles[i] ? v - library_cycles[i] : 0;
     sorted[n++] = v;
   }
-  qsort(sorted, n, sizeof sorted[0], cmp_u64);
-  uint64_t over = 0;
-  for (uint64_t i = 0; i < n; i++) over += sorted[i] > 4 * quantum_cycles;
-  fprintf(f,
-          "\"%s\":{\"quanta\":%" PRIu64 ",\"mae_cycles\":%.1f,\"p99_interval_cycles\":%" PRIu64
-          ",\"max_interval_cycles\":%" PRIu64 ",\"over_4_quanta\":%" PRIu64 "}",
-          name, n, n ? abs_err / (double)n : 0.0, n ? sorted[(uint64_t)(0.99 * (double)(n - 1))] : 0,
-          n ? sorted[n - 1] : 0, over);
+  fprintf(f, "\"%s\":{\"quanta\":%" PRIu64 ",\"mae_cycles\":%.1f,", name, n, n ? abs_err / (double)n : 0.0);
+  print_tail(f, sorted, n, "interval_cycles", "");
+  if (&quanta_stat_library_cycles) {
+    fputc(',', f);
+    print_tail(f, outside, n, "outside_library_cycles", "_outside_library");
+  }
+  fputc('}', f);
 }
 
 static void write_report(void) {
@@ -116,6 +135,8 @@ static void write_report(void) {
     fprintf(f, ",\"executed_ticks\":%" PRIu64 ",\"tick_clock_reads\":%" PRIu64 ",\"executed_clock_reads\":%" PRIu64,
             ticks, reads, quanta_stat_probes_executed - probes_at_launch - ticks + reads);
   }
+  if (&quanta_stat_library_cycles)
+    fprintf(f, ",\"library_cycles\":%" PRIu64, quanta_stat_library_cycles - library_at_launch);
   if (quantum_cycles) {
     uint64_t os = 0, fault = 0, stolen = 0;
     for (uint64_t i = 0; i < n_quanta; i++) {
@@ -172,6 +193,7 @@ static int task_main(int argc, char** argv, char** envp) {
   probes_at_launch = &quanta_stat_probes_executed ? quanta_stat_probes_executed : 0;
   ticks_at_launch = &quanta_stat_ticks_executed ? quanta_stat_ticks_executed : 0;
   tick_reads_at_launch = &quanta_stat_tick_clock_reads ? quanta_stat_tick_clock_reads : 0;
+  library_at_launch = &quanta_stat_library_cycles ? quanta_stat_library_cycles : 0;
   /* 64 MiB: interpreters and parsers recurse deeply; pages are mapped as touched. */
   quanta_fn* f = quanta_fn_launch(run_program, NULL, quantum_cycles, 64ull << 20);
   if (!f) {
@@ -183,9 +205,11 @@ static int task_main(int argc, char** argv, char** envp) {
   while (!quanta_fn_completed(f)) {
     getrusage(RUSAGE_THREAD, &before);
     int64_t cpu0 = thread_cpu_ns();
+    const uint64_t library0 = &quanta_stat_library_cycles ? quanta_stat_library_cycles : 0;
     uint64_t t0 = quanta_read_tsc();
     quanta_fn_resume(f, quantum_cycles);
     uint64_t stop = quanta_fn_last_stop_tsc(f);
+    const uint64_t library = &quanta_stat_library_cycles ? quanta_stat_library_cycles - library0 : 0;
     int64_t cpu1 = thread_cpu_ns();
     getrusage(RUSAGE_THREAD, &after);
     if (quanta_fn_completed(f)) break; /* the last, partial quantum is not a yield */
@@ -195,9 +219,10 @@ static int task_main(int argc, char** argv, char** envp) {
     if (faults_of(&after) != faults_of(&before)) v |= FLAG_FAULT;
     /* CPU time, which spans the interval and the clock reads, against the wall time. */
     if ((double)(stop - t0) / tsc_per_us - (double)(cpu1 - cpu0) / 1000.0 > kStolenUs) v |= FLAG_STOLEN;
-    if (n_quanta < MAX_QUANTA)
+    if (n_quanta < MAX_QUANTA) {
+      library_cycles[n_quanta] = library;
       intervals[n_quanta++] = v;
-    else
+    } else
       dropped_quanta++;
   }
   quanta_fn_destroy(f);

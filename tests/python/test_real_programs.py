@@ -84,9 +84,13 @@ def test_quick_run_of_a_recursive_search_end_to_end(fairymax_builds, tmp_path):
     assert t["yields"] > 100
     assert t["clean"]["quanta"] + t["os_disturbed"] <= t["yields"]
     assert t["with_faults"]["quanta"] >= t["clean"]["quanta"]
+    # The counting build's run in a task: its quanta less the library calls' cycles.
+    outside = t["outside_library"]
+    assert outside["quanta"] > 100
+    assert outside["longest_gap_quanta"] <= outside["longest_gap_quanta_with_library"]
     assert set(report["targets"]) == {"clock_mean_overhead_pct", "clock_max_overhead_pct", "flag_mean_overhead_pct",
                                       "flag_max_overhead_pct", "clock_mean_mae_cycles", "p99_interval_over_quantum",
-                                      "longest_gap_quanta"}
+                                      "longest_gap_quanta", "longest_gap_outside_library_quanta"}
     assert all(v["result"] in ("met", "missed") for v in report["targets"].values())
     # The docs' table is made from such a report.
     saved = tmp_path / "report.json"
@@ -158,3 +162,24 @@ def test_task_launcher_refuses_a_bad_quantum_and_runs_main_in_a_task(fairymax_bu
     timing = json.loads(report.read_text())["timing"]
     assert timing["yields"] > 0
     assert timing["clean"]["quanta"] <= timing["with_faults"]["quanta"] <= timing["yields"]
+
+
+def test_counting_build_times_its_library_calls(fairymax_builds, tmp_path):
+    # fairymax reads its moves with fgets and prints with printf: the counting build counts
+    # cycles in those calls; the clock build, which does not count, reports none.
+    moves = "xboard\nnew\nsd 3\nst 10000\ngo\nquit\n"
+    reports = {}
+    for build in ("clock", "clock-count"):
+        report = tmp_path / f"{build}.json"
+        proc = subprocess.run([str(fairymax_builds / f"fairymax-{build}")], input=moves, capture_output=True,
+                              text=True, timeout=60,
+                              env=dict(os.environ, QUANTA_REALBENCH_OUT=str(report), QUANTA_REALBENCH_QUANTUM_US="2"))
+        assert proc.returncode == 0, proc.stderr
+        reports[build] = json.loads(report.read_text())
+    assert "library_cycles" not in reports["clock"]
+    assert "max_outside_library_cycles" not in reports["clock"]["timing"]["clean"]
+    counted = reports["clock-count"]
+    assert counted["library_cycles"] > 0
+    clean = counted["timing"]["clean"]
+    assert clean["max_outside_library_cycles"] <= clean["max_interval_cycles"]
+    assert clean["over_4_quanta_outside_library"] <= clean["over_4_quanta"]
