@@ -211,10 +211,10 @@ bool LoopPlanner::adaptiveExitLatch(Loop* L, LoopPlan& p, BasicBlock* latch) {
     } else if (saturate) {
       // From x's first value, the rest of the distance, which must not point backwards:
       // a saturated probe.at (the range's end) is off x's lattice, so an entry that ran
-      // to its end can save less than one step (bzip2's unrolled `j >= 0; j -= 2`
-      // saved -1 at 0); unclamped, the next entry's saturating add then put its first
-      // probe at the range's end, and that whole entry, 10^5 iterations, ran probe-free.
-      // At least one step: probe at the first test.
+      // to its end can save less than one step (bzip2's `j >= 0; j--`, unrolled by two,
+      // ended at 1 with probe.at 0 and saved -1); unclamped, the next entry's saturating
+      // add then put its first probe at the range's end, and that whole entry, 10^5
+      // iterations, ran probe-free. At least one step: probe at the first test.
       Intrinsic::ID toward = t.step > 0 ? Intrinsic::smax : Intrinsic::smin;
       Value* atLeastStep = PB.CreateBinaryIntrinsic(toward, left0, step, nullptr, "quanta.probe.left.step");
       first = stepsAhead(PB, PB.CreateAdd(base, step), t, PB.CreateSub(atLeastStep, step), "quanta.probe.first");
