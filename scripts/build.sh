@@ -18,6 +18,15 @@ elif [[ -n "${1:-}" ]]; then
   exit 2
 fi
 
+# Before CMake: run without the compiler, it would leave a cache that keeps failing (with
+# an RPATH error) after the compiler is installed.
+for tool in clang-19 clang++-19 cmake ninja; do
+  if ! command -v "$tool" >/dev/null; then
+    echo "scripts/build.sh: $tool not found; run scripts/setup.sh first (it installs what quanta needs)" >&2
+    exit 2
+  fi
+done
+
 cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_C_COMPILER=clang-19 -DCMAKE_CXX_COMPILER=clang++-19 "${extra[@]}" >/dev/null
 ninja -C "$dir" -j"$(nproc)"
