@@ -12,6 +12,7 @@
 
 #include "experiment/in_process_run.h"
 #include "spin_app.h"
+#include "test_apps.h"
 
 namespace quanta {
 namespace {
@@ -41,13 +42,7 @@ TEST(MonitorUnderLoad, EveryMechanismPreemptsLongRequestsAtLeastHalfAsOftenAsClo
   const double clock = long_preemptions_per_request("clock");
   ASSERT_GT(clock, 5.0) << "1 ms requests in 50 us quanta";
   for (const char* preempt : {"flag", "signal", "hybrid"}) {
-#if defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-    // TSan runs a signal handler only when the thread next enters its runtime, never in
-    // the middle of the task's code: the signal mechanism cannot switch there (test.sh).
-    if (std::string(preempt) == "signal") continue;
-#endif
-#endif
+    if (!testing::switches_inside_task_code(preempt)) continue;  // signal, under TSan
     EXPECT_GE(long_preemptions_per_request(preempt), clock / 2) << preempt;
   }
 }

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "quanta/runtime.h"
+#include "test_apps.h"
 
 namespace {
 
@@ -252,34 +253,15 @@ TEST_P(BlockIdle, EverySubmitAfterAQuietSpellIsServed) {
 // them (each quantum lasts at least its length: host stalls only make fewer); in the
 // default 2 us quanta it would run thousands. At least 2: one stall would have to last
 // 19 ms to make it one.
-// Under ThreadSanitizer a signal's handler runs only when the thread next enters TSan's
-// runtime, never inside the spinning handler, so the signal mechanism ends no quantum
-// there (scripts/test.sh): the lower bound is checked for the other mechanisms only.
-class QuantumLength : public ::testing::TestWithParam<const char*> {
- protected:
-  static bool switches_inside_the_handler(const char* preempt) {
-#if defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-    if (std::string(preempt) == "signal") return false;
-#endif
-#endif
-    (void)preempt;
-    return true;
-  }
-  // At least 2 quanta where the mechanism can end one inside the handler.
-  void expect_preempted(uint32_t quanta) const {
-    if (switches_inside_the_handler(GetParam())) {
-      EXPECT_GE(quanta, 2u);
-    } else {
-      EXPECT_GE(quanta, 1u);
-    }
-  }
-};
+// Under ThreadSanitizer the signal mechanism cannot end a quantum inside the spinning
+// handler (test_apps.h): the lower bound is checked for the other mechanisms only.
+class QuantumLength : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(QuantumLength, ARequestsOwnItsClasssAndTheRuntimesChangedLengthAreUsed) {
   const quanta_app app = test_app();
   quanta_runtime_options o = small_options();
   o.preempt = GetParam();
+  const uint32_t at_least = quanta::testing::switches_inside_task_code(GetParam()) ? 2 : 1;
   const double class_quanta[] = {0, 1000};  // class 1 (the spinning class): 1 ms
   o.class_quantum_us = class_quanta;  // class_count 2
   quanta_runtime* rt = nullptr;
@@ -296,13 +278,13 @@ TEST_P(QuantumLength, ARequestsOwnItsClasssAndTheRuntimesChangedLengthAreUsed) {
   };
   // The class's 1 ms.
   uint32_t quanta = run_one([&] { ASSERT_EQ(quanta_runtime_submit(rt, &cycles, sizeof cycles, 1, 1), QUANTA_OK); });
-  expect_preempted(quanta);
+  EXPECT_GE(quanta, at_least);
   EXPECT_LE(quanta, 21u);
   // Its own 5 ms, over the class's.
   quanta = run_one([&] {
     ASSERT_EQ(quanta_runtime_submit_with_quantum(rt, &cycles, sizeof cycles, 1, 2, 5000), QUANTA_OK);
   });
-  expect_preempted(quanta);
+  EXPECT_GE(quanta, at_least);
   EXPECT_LE(quanta, 5u);
   quanta_run_stats stats;
   ASSERT_EQ(quanta_runtime_stop(rt, &stats), QUANTA_OK) << quanta_last_error();
@@ -313,7 +295,7 @@ TEST_P(QuantumLength, ARequestsOwnItsClasssAndTheRuntimesChangedLengthAreUsed) {
   ASSERT_EQ(quanta_runtime_start(&o, &app, nullptr, &rt), QUANTA_OK) << quanta_last_error();
   ASSERT_EQ(quanta_runtime_set_quantum(rt, 1000), QUANTA_OK) << quanta_last_error();
   quanta = run_one([&] { ASSERT_EQ(quanta_runtime_submit(rt, &cycles, sizeof cycles, 1, 3), QUANTA_OK); });
-  expect_preempted(quanta);
+  EXPECT_GE(quanta, at_least);
   EXPECT_LE(quanta, 21u);
   EXPECT_EQ(quanta_runtime_set_quantum(rt, -1), QUANTA_ERR_INVALID);
   EXPECT_NE(std::string(quanta_last_error()).find("quantum_us"), std::string::npos) << quanta_last_error();
