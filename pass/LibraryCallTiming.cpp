@@ -1,5 +1,7 @@
 #include "LibraryCallTiming.h"
 
+#include "ProbeEmitter.h"
+
 #include "llvm/Analysis/TargetLibraryInfo.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/InstIterator.h"
@@ -22,15 +24,7 @@ static bool isLibraryCall(const CallInst& call, const TargetLibraryInfo& TLI) {
          TLI.has(lib);
 }
 
-unsigned timeLibraryCalls(Module& M, FunctionAnalysisManager& FAM, const SmallPtrSetImpl<Function*>& targets) {
-  Type* i64 = Type::getInt64Ty(M.getContext());
-  // One process-wide word, as quanta_stat_probes_executed (the benchmarks that read it
-  // run their work on one thread).
-  GlobalVariable* total = M.getNamedGlobal("quanta_stat_library_cycles");
-  if (!total)
-    total = new GlobalVariable(M, i64, false, GlobalValue::WeakAnyLinkage, ConstantInt::get(i64, 0),
-                               "quanta_stat_library_cycles");
-  unsigned timed = 0;
+void timeLibraryCalls(Module& M, FunctionAnalysisManager& FAM, const SmallPtrSetImpl<Function*>& targets) {
   for (Function* F : targets) {
     const TargetLibraryInfo& TLI = FAM.getResult<TargetLibraryAnalysis>(*F);
     SmallVector<CallInst*, 16> calls;
@@ -41,13 +35,10 @@ unsigned timeLibraryCalls(Module& M, FunctionAnalysisManager& FAM, const SmallPt
       Value* before = B.CreateIntrinsic(Intrinsic::readcyclecounter, {}, {}, nullptr, "quanta.lib.start");
       B.SetInsertPoint(call->getNextNode());
       Value* after = B.CreateIntrinsic(Intrinsic::readcyclecounter, {}, {});
-      Value* sum = B.CreateAdd(B.CreateLoad(i64, total), B.CreateSub(after, before));
-      B.CreateStore(sum, total);
-      ++timed;
+      addToStatCounter(B, M, "quanta_stat_library_cycles", B.CreateSub(after, before));
     }
     if (!calls.empty()) FAM.invalidate(*F, PreservedAnalyses::none());
   }
-  return timed;
 }
 
 }  // namespace quanta

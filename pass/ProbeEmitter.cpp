@@ -117,13 +117,16 @@ Value* ProbeEmitter::threadWord(IRBuilder<>& B, StringRef name) {
   return B.CreateIntToPtr(call, B.getPtrTy(kThreadPointerRelative));
 }
 
-void ProbeEmitter::emitExecCount(IRBuilder<>& B, StringRef name) {
-  if (!cfg_.countExec) return;
+void addToStatCounter(IRBuilder<>& B, Module& M, StringRef name, Value* amount) {
   Type* i64 = B.getInt64Ty();
-  GlobalVariable* GV = M_.getNamedGlobal(name);
-  if (!GV) GV = new GlobalVariable(M_, i64, false, GlobalValue::WeakAnyLinkage, ConstantInt::get(i64, 0), name);
+  GlobalVariable* GV = M.getNamedGlobal(name);
+  if (!GV) GV = new GlobalVariable(M, i64, false, GlobalValue::WeakAnyLinkage, ConstantInt::get(i64, 0), name);
   Value* v = B.CreateLoad(i64, GV);
-  B.CreateStore(B.CreateAdd(v, B.getInt64(1)), GV);
+  B.CreateStore(B.CreateAdd(v, amount), GV);
+}
+
+void ProbeEmitter::emitExecCount(IRBuilder<>& B, StringRef name) {
+  if (cfg_.countExec) addToStatCounter(B, M_, name, B.getInt64(1));
 }
 
 // rdtsc; load the thread's deadline; call the slow path once it has passed.

@@ -14,6 +14,10 @@
 
 namespace quanta {
 
+// Adds `amount` to the benchmark counter `name`, a process-wide i64 that the first module
+// to use it defines weakly (quanta_stat_probes_executed, quanta_stat_library_cycles, ...).
+void addToStatCounter(llvm::IRBuilder<>& B, llvm::Module& M, llvm::StringRef name, llvm::Value* amount);
+
 class ProbeEmitter {
  public:
   ProbeEmitter(llvm::Module& M, const Config& cfg);

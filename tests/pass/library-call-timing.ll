@@ -13,8 +13,8 @@
 ; CHECK: [[T0:%quanta.lib.start]] = call i64 @llvm.readcyclecounter()
 ; CHECK-NEXT: %p = call ptr @malloc(i64 %n)
 ; CHECK-NEXT: [[T1:%.*]] = call i64 @llvm.readcyclecounter()
-; CHECK-NEXT: [[SUM:%.*]] = load i64, ptr @quanta_stat_library_cycles
 ; CHECK-NEXT: [[D:%.*]] = sub i64 [[T1]], [[T0]]
+; CHECK-NEXT: [[SUM:%.*]] = load i64, ptr @quanta_stat_library_cycles
 ; CHECK-NEXT: [[NEW:%.*]] = add i64 [[SUM]], [[D]]
 ; CHECK-NEXT: store i64 [[NEW]], ptr @quanta_stat_library_cycles
 ; CHECK: call i64 @llvm.readcyclecounter()
