@@ -30,6 +30,10 @@ inline constexpr uint64_t kGapSlowerNum = 2, kGapSlowerDen = 3;
 // A speed measured over a short gap is noisy (a few cache hits in a pointer walk make it
 // look fast): a gap grows at most this many times over the one it was measured on.
 inline constexpr uint64_t kGapMaxGrowth = 4;
+// Within reach of the yield time, a gap stops this many cycles short of it when more than
+// twice as many are left, so that the last stretch is planned at a speed measured right
+// before it (plan_clock_gap()).
+inline constexpr uint64_t kGapFinalCycles = 1024;
 
 inline uint64_t gap_sub_or_zero(uint64_t a, uint64_t b) { return a > b ? a - b : 0; }
 
@@ -104,11 +108,18 @@ inline uint64_t plan_clock_gap(uint64_t* site, const GapPlanInput& in) {
       took = prev_took;
       units = prev_units;
     }
-    // left * units / took + 1 is the first gap end at or after the yield time at the
-    // measured speed. (Aiming short and correcting with a second, short gap was tried: one
-    // more probe per quantum for no better error on the kernels.)
+    // target * units / took + 1 is the first gap end at or after `target` cycles at the
+    // measured speed. A gap that would reach the yield time stops kGapFinalCycles short of
+    // it, unless the whole stretch is short: where an iteration's cost varies (xz's match
+    // finder, zlib's chains), a speed measured one gap back misjudges a whole quantum's
+    // worth of iterations, and the yield lands off by a share of that stretch; one more
+    // clock read per quantum ends it by a share of the last 1024 cycles instead. On the
+    // real programs the mean absolute error fell 6-11% (experiments/real_program_timing.py;
+    // 512 and 2048 cycles did about as well); on the kernels, where it was first tried, it
+    // had bought nothing. Outside a task (no deadline) gaps never reach it.
     const uint64_t left = gap_sub_or_zero(in.yield_at_tsc, in.starts_at_tsc);
-    const uint64_t target = std::min(left, gap_cycle_cap(in.max_cycles));
+    const uint64_t cap = gap_cycle_cap(in.max_cycles);
+    const uint64_t target = left > cap ? cap : left > 2 * kGapFinalCycles ? left - kGapFinalCycles : left;
     // Where a cap in units binds (a new site's gaps growing, a gap at max_gap), one multiply
     // tells so without the 64-bit division: q + 1 >= capped exactly when target * units >=
     // (capped - 1) * took, for q = target * units / took. (capped - 1) * took < 2^33 * 2^30.

@@ -183,3 +183,22 @@ def test_counting_build_times_its_library_calls(fairymax_builds, tmp_path):
     clean = counted["timing"]["clean"]
     assert clean["max_outside_library_cycles"] <= clean["max_interval_cycles"]
     assert clean["over_4_quanta_outside_library"] <= clean["over_4_quanta"]
+
+
+def test_timing_experiment_compares_sets_of_clock_builds(fairymax_builds, tmp_path):
+    """experiments/real_program_timing.py on two sets (here the same build twice): each set's
+    run in a task yields, and both sets are reported."""
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "fairymax-clock").symlink_to(fairymax_builds / "fairymax-clock")
+    out = tmp_path / "timing.json"
+    r = subprocess.run([sys.executable, str(ROOT / "experiments" / "real_program_timing.py"), "--bin-dirs",
+                        f"{fairymax_builds},{other}", "--programs", "fairymax", "--runs", "1", "--out", str(out)],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    rep = json.loads(out.read_text())
+    sets = rep["programs"]["fairymax"]
+    assert set(sets) == {str(fairymax_builds), str(other)}
+    for v in sets.values():
+        assert v["quanta"] > 100 and v["mae_cycles"] > 0 and len(v["mae_cycles_of_runs"]) == 1
+    assert set(rep["mean_mae_cycles"]) == set(sets)

@@ -19,6 +19,9 @@ using quanta::GapPlanInput;
 using quanta::plan_clock_gap;
 
 constexpr uint64_t kCap = 8192;  // the pass's default -quanta-probe-max-cycles
+// Tests of how a gap is planned from a speed give the yield time this much later: the last
+// stretch before it is planned apart (TheLastStretchBeforeTheYieldTimeIsAGapOfItsOwn).
+constexpr uint64_t kFinal = quanta::kGapFinalCycles;
 
 // A site as the pass sets it up at function entry, with a first gap of `gap`.
 struct Site {
@@ -110,12 +113,12 @@ TEST(ClockGap, CapsInUnitsBindExactlyWhereTheDivisionReachesThem) {
   for (uint64_t left : {3989u, 3990u, 3999u, 4000u}) {
     Site s = measuring(10'000, 100);
     const uint64_t want = std::min<uint64_t>(left * 100 / 1000 + 1, 400);
-    EXPECT_EQ(plan_clock_gap(s.w, at(11'000, 11'000 + left)), want) << left;
+    EXPECT_EQ(plan_clock_gap(s.w, at(11'000, 11'000 + left + kFinal)), want) << left;
   }
   // max_gap 250 under the 4x cap: reached from 2490 cycles left.
   for (uint64_t left : {2489u, 2490u}) {
     Site s = measuring(10'000, 100);
-    EXPECT_EQ(plan_clock_gap(s.w, at(11'000, 11'000 + left, 100, 250)), left == 2489 ? 249u : 250u);
+    EXPECT_EQ(plan_clock_gap(s.w, at(11'000, 11'000 + left + kFinal, 100, 250)), left == 2489 ? 249u : 250u);
   }
   // A max_gap of 1 (the smallest) is the gap whatever the speed.
   Site one = measuring(10'000, 100);
@@ -124,11 +127,11 @@ TEST(ClockGap, CapsInUnitsBindExactlyWhereTheDivisionReachesThem) {
 
 TEST(ClockGap, PlansWithTheGapBeforeWhenItWasClearlySlower) {
   // The gap before: 100 units in 2000 cycles, more than 1.5x slower than the last one's
-  // 100 in 1000. 4000 cycles left: 4000 * 100 / 2000 + 1 = 201 (not 401).
+  // 100 in 1000. 4000 cycles to plan: 4000 * 100 / 2000 + 1 = 201 (not 401).
   Site s = measuring(10'000, 100);
   s.w[QUANTA_GAP_PREV_CYCLES] = 2000;
   s.w[QUANTA_GAP_PREV_UNITS] = 100;
-  EXPECT_EQ(plan_clock_gap(s.w, at(11'000, 15'000)), 201u);
+  EXPECT_EQ(plan_clock_gap(s.w, at(11'000, 15'000 + kFinal)), 201u);
   // The last gap is remembered as it ran, whichever speed planned.
   EXPECT_EQ(s.w[QUANTA_GAP_PREV_CYCLES], 1000u);
   EXPECT_EQ(s.w[QUANTA_GAP_PREV_UNITS], 100u);
@@ -139,7 +142,27 @@ TEST(ClockGap, IgnoresAGapBeforeThatWasOnlySlightlySlower) {
   Site s = measuring(10'000, 100);
   s.w[QUANTA_GAP_PREV_CYCLES] = 1400;
   s.w[QUANTA_GAP_PREV_UNITS] = 100;
-  EXPECT_EQ(plan_clock_gap(s.w, at(11'000, 15'000)), 400u);  // 401, capped at 4x
+  EXPECT_EQ(plan_clock_gap(s.w, at(11'000, 15'000 + kFinal)), 400u);  // 401, capped at 4x
+}
+
+// A gap that would reach the yield time ends kGapFinalCycles short of it, so that the last
+// stretch is planned at the speed of the gap before it; a short stretch is one gap, and a
+// gap the cycle cap stops before the yield time is not shortened.
+TEST(ClockGap, TheLastStretchBeforeTheYieldTimeIsAGapOfItsOwn) {
+  // 100 units in 1000 cycles. 3000 cycles left: 1976 planned, 1976 * 100 / 1000 + 1 = 198.
+  Site s = measuring(10'000, 100);
+  EXPECT_EQ(plan_clock_gap(s.w, at(11'000, 14'000)), 198u);
+  // 2 * 1024 cycles left: one gap, 205; one cycle more: 1025 planned, 103.
+  Site whole = measuring(10'000, 100);
+  EXPECT_EQ(plan_clock_gap(whole.w, at(11'000, 11'000 + 2 * kFinal)), 205u);
+  Site split = measuring(10'000, 100);
+  EXPECT_EQ(plan_clock_gap(split.w, at(11'000, 11'001 + 2 * kFinal)), 103u);
+  // 1 unit a cycle under a 3000-cycle cap: 3500 left is beyond the cap (3001 units), 3000
+  // within it (1976 planned, 1977 units).
+  Site far = measuring(10'000, 1000);
+  EXPECT_EQ(plan_clock_gap(far.w, at(11'000, 14'500, 100, 6400, 0, 3000)), 3001u);
+  Site near = measuring(10'000, 1000);
+  EXPECT_EQ(plan_clock_gap(near.w, at(11'000, 14'000, 100, 6400, 0, 3000)), 1977u);
 }
 
 TEST(ClockGap, HugeMeasurementsAreClampedBeforeTheyMultiply) {
