@@ -102,12 +102,7 @@ def main(argv):
     except RuntimeError as e:  # a program crashed
         print(f"real_program_counts.py: {e}", file=sys.stderr)
         return 1
-    text = json.dumps(report, indent=1) + "\n"
-    if a.out:
-        with open(a.out, "w") as f:
-            f.write(text)
-    else:
-        sys.stdout.write(text)
+    real_programs.write_report(report, a.out)
     if mismatches:
         print(f"real_program_counts.py: output differs from plain's: {','.join(mismatches)}", file=sys.stderr)
         return 1

@@ -35,8 +35,7 @@ import pass_rule_ablation as ablation  # noqa: E402  (run_once)
 TIMED = [p for p in real_programs.PROGRAMS if p != "leveldb"]
 
 
-class UsageError(Exception):
-    pass
+UsageError = real_programs.UsageError  # exit 2, naming the option
 
 
 def parse_args(argv):
@@ -116,12 +115,7 @@ def main(argv):
         return 1
     report["mean_mae_cycles"] = {d: round(statistics.mean(report["programs"][p][d]["mae_cycles"] for p in a.programs))
                                  for d in a.bin_dirs}
-    text = json.dumps(report, indent=1) + "\n"
-    if a.out:
-        with open(a.out, "w") as f:
-            f.write(text)
-    else:
-        sys.stdout.write(text)
+    real_programs.write_report(report, a.out)
     return 0
 
 
