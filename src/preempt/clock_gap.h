@@ -115,8 +115,9 @@ inline uint64_t plan_clock_gap(uint64_t* site, const GapPlanInput& in) {
     // worth of iterations, and the yield lands off by a share of that stretch; one more
     // clock read per quantum ends it by a share of the last 1024 cycles instead. On the
     // real programs the mean absolute error fell 6-11% (experiments/real_program_timing.py;
-    // 512 and 2048 cycles did about as well); on the kernels, where it was first tried, it
-    // had bought nothing. Outside a task (no deadline) gaps never reach it.
+    // 512 and 2048 cycles did about as well), on the 14 kernels 20% (quanta-bench-probes),
+    // though word_count and string_match, steady loops, got worse. Outside a task (no
+    // deadline) gaps never reach it.
     const uint64_t left = gap_sub_or_zero(in.yield_at_tsc, in.starts_at_tsc);
     const uint64_t cap = gap_cycle_cap(in.max_cycles);
     const uint64_t target = left > cap ? cap : left > 2 * kGapFinalCycles ? left - kGapFinalCycles : left;
