@@ -240,8 +240,7 @@ void LoopPlanner::plan() {
     if (p.kind != LoopPlan::Every && hasTickedCall(L)) {
       if (p.kind != LoopPlan::Counter) p.why = "calls that may return from a tick: it charges the thread's tick budget";
       p.kind = LoopPlan::Counter;
-      p.threadBudget = true;
-      if (L->getLoopLatch()) p.mandatoryCost = computeMandatoryCost(L, true);
+      useThreadBudget(L, p);
     }
     // An Every loop of a function on a call-graph cycle, which charges the thread's budget
     // at its entry anyway, ticks on its back-edge: the tick charges the next iteration
@@ -256,6 +255,18 @@ void LoopPlanner::plan() {
     plans_[L] = p;
   }
   shareExitTestsUnderPolls();
+}
+
+void LoopPlanner::useThreadBudget(Loop* L, LoopPlan& p) const {
+  p.threadBudget = true;
+  p.chargedAtLatch.clear();  // the latch charges no likely block over the thread's budget
+  if (L->getLoopLatch()) p.mandatoryCost = computeMandatoryCost(L, true);
+}
+
+void LoopPlanner::chargeThreadBudget(Loop* L) {
+  LoopPlan& p = plans_[L];
+  p.why = "a clock read before it would not fit: it charges the thread's tick budget";
+  useThreadBudget(L, p);
 }
 
 // Puts the probe decision on the single latch, right before the back-edge branch.

@@ -131,6 +131,10 @@ class LoopPlanner {
   // The function is on a call-graph cycle and starts with a tick: its Every loops tick.
   void tickEveryLoops() { everyTicks_ = true; }
   void plan();
+  // A Counter loop that would need a clock read before it in a function on a call-graph
+  // cycle (Placement.cpp, loopEntry) charges the thread's budget instead, as a loop around
+  // a call that may return from a tick does.
+  void chargeThreadBudget(llvm::Loop* L);
   // Cost a straight-line walk should charge on entering L from outside, beyond the header
   // block itself (a Static loop's whole run).
   uint64_t entryExtra(llvm::Loop* L) const;
@@ -163,6 +167,7 @@ class LoopPlanner {
   // block's last such call (ticks after calls, Placement.cpp).
   uint64_t blockCharge(llvm::Loop* L, llvm::BasicBlock* BB, bool threadBudget) const;
   uint64_t computeMandatoryCost(llvm::Loop* L, bool threadBudget) const;
+  void useThreadBudget(llvm::Loop* L, LoopPlan& p) const;
   // With call ticks: BB's last call that may return from a tick (null: none).
   const llvm::CallBase* lastTickedCall(llvm::BasicBlock* BB) const;
   // Finds the calls that may return from a tick (tickedCalls_), once, in plan().

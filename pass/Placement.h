@@ -30,7 +30,7 @@ struct Placed {
   CallSummary summary;
   uint64_t entryTickCharge = 0;
 };
-Placed placeBoundedPaths(llvm::Function& F, llvm::LoopInfo& LI, const LoopPlanner& loops, const CostModel& CM,
+Placed placeBoundedPaths(llvm::Function& F, llvm::LoopInfo& LI, LoopPlanner& loops, const CostModel& CM,
                          ProbeEmitter& PE, uint64_t bound, EntryOnCycle entry, bool indirectReenters,
                          bool callTicks, llvm::OptimizationRemarkEmitter* ORE);
 
