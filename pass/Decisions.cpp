@@ -153,6 +153,11 @@ void noteCut(OptimizationRemarkEmitter* ORE, Instruction* at, Cut why, uint64_t 
       name = "TickAfterCall";
       os << "tick after the call, charge " << detail << ": the callee may return from a tick";
       break;
+    case Cut::OwedTick:
+      ++NumCallTicks;
+      name = "TickLeavingLoop";
+      os << "tick leaving the loop, charge " << detail << ": a call in it may return from a tick";
+      break;
     case Cut::BoundTick:
       ++NumBoundTicks;
       name = "TickAtBound";

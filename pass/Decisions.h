@@ -28,6 +28,7 @@ enum class Cut {
   Tick,        // ... and a tick there instead (detail: its charge)
   PathTick,    // a path from a tick would pass B/8 here: a tick of its own (detail: its charge)
   CallTick,    // after a call that may return from a tick: a tick, not a clock probe (detail: its charge)
+  OwedTick,    // ... the call in a loop on the thread's budget: where the path leaves such loops
   BoundTick,   // Path or BeforeCall in a function on a call-graph cycle: a tick, not a clock probe
 };
 

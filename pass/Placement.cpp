@@ -18,11 +18,14 @@ namespace {
 // charge is the longest it reaches before a probe, another tick, a return or a call back
 // into the cycle). `ticked`: some path here started at a post-call tick, with no clock
 // probe since (`any` counts it from that tick): a return here is a ticked exit.
+// `tickOwed`: some path here left a call that may return from a tick, inside a loop on the
+// thread's budget, with no tick after it: the first block outside such loops owes one.
 struct Reach {
   uint64_t any = 0;
   std::optional<uint64_t> fromEntry;
   SmallVector<std::pair<unsigned, uint64_t>, 2> ticks;
   bool ticked = false;
+  bool tickOwed = false;
 
   uint64_t sinceTick() const {
     uint64_t m = 0;
@@ -32,6 +35,7 @@ struct Reach {
   void join(const Reach& o) {
     any = std::max(any, o.any);
     ticked |= o.ticked;
+    tickOwed |= o.tickOwed;
     if (o.fromEntry) fromEntry = std::max(fromEntry.value_or(0), *o.fromEntry);
     for (auto [i, len] : o.ticks) {
       auto it = llvm::find_if(ticks, [&](auto& t) { return t.first == i; });
@@ -91,11 +95,13 @@ struct Walk {
     r.fromEntry.reset();
     r.ticks.clear();
     r.ticked = false;
+    r.tickOwed = false;
   }
   void tick(Instruction* at, Reach& r, Cut why = Cut::PathTick) {
     uint64_t carried = outOfLockBracket(at);
     endTicks(r);
     r.ticks.assign(1, {ticks.size(), 0});
+    r.tickOwed = false;
     ticks.push_back({at, why, 0, budgetLoop});
     growTicks(r, carried);
   }
@@ -176,12 +182,50 @@ struct Walk {
   // that may re-enter it, a callee with a ticked exit): nothing since is on a path from a
   // clock read. A post-call tick right after it starts a stretch of its own; where none may
   // go, the path goes on at the bound and a clock probe comes before its next work.
+  //
+  // In a loop on the thread's budget the tick waits for the path to leave such loops
+  // (payOwedTick): the loop's blocks charge what they run, the call's block all of it, and
+  // the latch's check reads the clock once the budget runs out, within the iteration; a
+  // tick right after the call would charge nothing in the loop and check earlier by at
+  // most that iteration. sqlite3VdbeExec's opcodes that call paid a flush before the call
+  // and a tick after it; they keep the flush.
   void afterReentry(CallBase& CB, Reach& r, uint64_t atBound) {
+    if (callTicks && budgetLoop && !isa<InvokeInst>(CB) && tickAllowed(CB.getParent())) {
+      clockRead(r);  // the paths end here as at a tick (endTicks included)
+      r.ticked = true;
+      r.tickOwed = true;
+      return;
+    }
     if (callTicks && !isa<InvokeInst>(CB) && tickAllowed(CB.getParent())) {
       tickedStretch(CB.getNextNode(), r, Cut::CallTick);
       return;
     }
     r.any = std::max(r.any, atBound);
+  }
+  // The first block outside the loops on the thread's budget that a path owing a tick
+  // reaches ticks first: a loop's exit block (its predecessors are all in the loop), or,
+  // for the header of a loop of another kind inside one, that loop's preheader, which runs
+  // once per entry.
+  void payOwedTick(BasicBlock* BB, Reach& r) {
+    if (!r.tickOwed) return;
+    // A Static loop's whole run is charged where it is entered.
+    Loop* L = LI.getLoopFor(BB);
+    for (Loop* in = L; in; in = in->getParentLoop()) {
+      const LoopPlan* p = loops.planFor(in);
+      if (p->kind == LoopPlan::Static) continue;
+      if (p->kind == LoopPlan::Counter && p->threadBudget) return;
+      break;
+    }
+    Instruction* at = nullptr;
+    if (L && L->getHeader() == BB && L->getLoopPreheader()) at = L->getLoopPreheader()->getTerminator();
+    else if (BB->getFirstInsertionPt() != BB->end()) at = &*BB->getFirstInsertionPt();
+    if (!at) return;  // a catchswitch: the block after it pays
+    // The tick charges what the path ran in the loop since the call as well: the last
+    // iteration leaves before the latch charges it.
+    uint64_t inLoop = r.any;
+    r.fromEntry.reset();
+    tick(at, r, Cut::OwedTick);
+    growTicks(r, inLoop);
   }
   // A path from a tick about to take `c` more than the tick target gets a tick of its own
   // (not in a loop: it would run every iteration; not at a return, which ends the stretch).
@@ -299,6 +343,7 @@ static Walk walk(Function& F, LoopInfo& LI, const LoopPlanner& loops, const Cost
       if (in.any > 0 && in.any + extra + loops.iterCost(L) > bound) w.loopEntry(L, *lp, in);
       w.add(in, extra);
     }
+    w.payOwedTick(BB, in);
     Reach r = in;
     for (Instruction& I : *BB) w.step(I, r);
     if (isa<ReturnInst>(BB->getTerminator()) || isa<ResumeInst>(BB->getTerminator())) {

@@ -1,14 +1,14 @@
 ; Post-call ticks in loops. @sum is recursive: it may return from the tick after its own
 ; recursive call, so its summary has a ticked exit, and what a caller runs after calling
-; it is on no path from a clock read. @many, outside the cycle, calls it in a loop: a tick
-; (not a clock read) follows each call, and the loop (Counter, where it would count its
-; induction variable) charges the thread's tick budget, the one the ticks charge, rather
-; than a budget of its own: the latch subtracts the whole iteration (7: the load, the
-; call's unit, nothing for @sum's start, which its entry tick charges, and the four
-; after the call) from quanta_tick_budget and reads the clock, restarting it at the bound,
-; once it goes below zero. The tick charges what its path runs outside the loop's blocks,
-; which charge themselves: the path out of the loop (5: the four and the return). No loan,
-; and no function budget in @many.
+; it is on no path from a clock read. @many, outside the cycle, calls it in a loop, which
+; (Counter, where it would count its induction variable) charges the thread's tick budget,
+; the one the ticks charge, rather than a budget of its own: the latch subtracts the whole
+; iteration (7: the load, the call's unit, nothing for @sum's start, which its entry tick
+; charges, and the four after the call) from quanta_tick_budget and reads the clock,
+; restarting it at the bound, once it goes below zero. So no tick follows the call inside
+; the loop (it would charge nothing the blocks do not); the path out of the loop owes one,
+; at the loop's exit, charging what the last iteration ran after the call and what follows
+; (5: the four and the return). No loan, and no function budget in @many.
 ; RUN: %opt -passes=quanta-clock -quanta-adaptive=0 -S %s | FileCheck %s --check-prefix=TICK
 ; RUN: %opt -passes='print<quanta-plan>' -disable-output %s 2>&1 | FileCheck %s --check-prefix=PLAN
 ; RUN: %opt -passes=quanta-clock -pass-remarks=quanta -disable-output %s 2>&1 | FileCheck %s --check-prefix=REMARK
@@ -27,16 +27,14 @@
 ; OFFPLAN: function many: summary
 ; OFFPLAN-NEXT: loop loop: Version (long trips: IVStride)
 
-; REMARK: remark: {{.*}}tick after the call, charge 5: the callee may return from a tick
+; REMARK: remark: {{.*}}tick leaving the loop, charge 5: a call in it may return from a tick
 ; STATS: 3 quanta - Ticks after calls that may return from a tick (back into the cycle)
 
 ; TICK-LABEL: define i64 @many(
 ; TICK-NOT: quanta.budget
 ; TICK: loop:
 ; TICK: %s = call i64 @sum(ptr %l)
-; TICK-NEXT: call ptr @llvm.threadlocal.address.p0(ptr @quanta_tick_budget)
-; TICK: %quanta.tick{{[0-9]*}} = sub i64 %{{[0-9]+}}, 5
-; TICK: %acc.next = add i64 %acc, %s
+; TICK-NEXT: %acc.next = add i64 %acc, %s
 ; The latch's check on the back-edge: the thread's budget, refilled to the bound on a read.
 ; TICK: [[ADDR:%[0-9]+]] = call ptr @llvm.threadlocal.address.p0(ptr @quanta_tick_budget)
 ; TICK-NEXT: [[LEFT:%[0-9]+]] = load i64, ptr [[ADDR]]
@@ -46,6 +44,9 @@
 ; TICK-NEXT: store i64 [[NEW]], ptr [[ADDR]]
 ; TICK-NEXT: br i1 %quanta.fire
 ; TICK: call i64 @llvm.readcyclecounter()
+; TICK: exit:
+; TICK: call ptr @llvm.threadlocal.address.p0(ptr @quanta_tick_budget)
+; TICK: %quanta.tick = sub i64 %{{[0-9]+}}, 5
 ; TICK-NOT: quanta.budget
 ; TICK: ret i64
 ; OFF-LABEL: define i64 @many(
@@ -53,15 +54,17 @@
 ; OFF-NEXT: %acc.next = add i64 %acc, %s
 
 ; An indirect call that may re-enter the cycle, after 550 units of external calls in the
-; same block: the tick after it charges its path out of the loop (4), and the latch
+; same block: the tick it owes, at the loop's exit, charges its path out of the loop (4), and the latch
 ; charges the whole iteration, the external calls and the indirect call's 50 included
 ; (603), to the thread's budget. The entry tick's stretch ends at the loop's header (2).
 ; TICK-LABEL: define void @dispatch(
 ; TICK: %quanta.tick = sub i64 %{{[0-9]+}}, 2
 ; TICK: call void %f(ptr %p)
+; TICK-NOT: quanta.tick
+; TICK: %quanta.left = sub i64 %{{[0-9]+}}, 603
+; TICK: exit:
 ; TICK-NEXT: call ptr @llvm.threadlocal.address.p0(ptr @quanta_tick_budget)
 ; TICK: sub i64 %{{[0-9]+}}, 4
-; TICK: %quanta.left = sub i64 %{{[0-9]+}}, 603
 ; OFF-LABEL: define void @dispatch(
 ; OFF: call void %f(ptr %p)
 ; OFF-NEXT: call i64 @llvm.readcyclecounter()

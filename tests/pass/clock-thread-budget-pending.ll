@@ -7,19 +7,22 @@
 ; RUN: %opt -passes='print<quanta-plan>' -disable-output %s 2>&1 | FileCheck %s --check-prefix=PLAN
 ; RUN: %opt -passes=quanta-clock -quanta-adaptive=0 -S %s | FileCheck %s
 ; Adaptive (the default), the latch's check takes its refill from the runtime, nothing
-; charged ahead of the read (the iteration ran before it), as the post-call tick does with
-; its charge ahead.
+; charged ahead of the read (the iteration ran before it), as the tick the recursive call
+; owes, at the loop's exit (6: what the last iteration runs after the call and the return),
+; does with its charge ahead.
 ; RUN: %opt -passes=quanta-clock -S %s | FileCheck %s --check-prefix=ADAPT
 ; ADAPT-LABEL: define i64 @walk(
 ; ADAPT: %r = call i64 @walk(
-; ADAPT: %quanta.tick{{[0-9]+}} = sub i64 %{{[0-9]+}}, 6
-; ADAPT-NEXT: %quanta.tickout{{[0-9]+}} = icmp slt
-; ADAPT-NEXT: store i64 %quanta.tick{{[0-9]+}}, ptr
-; ADAPT: call void @quanta_tick_gap(i64 6, i64 1000, i64 64000, i64 8192)
+; ADAPT-NEXT: %acc.next
 ; ADAPT: %quanta.left = sub i64
 ; ADAPT: %quanta.fire = icmp slt i64 %quanta.left, 0
 ; ADAPT-NEXT: store i64 %quanta.left, ptr
 ; ADAPT: call void @quanta_tick_gap(i64 0, i64 1000, i64 64000, i64 8192)
+; ADAPT: exit:
+; ADAPT: %quanta.tick{{[0-9]+}} = sub i64 %{{[0-9]+}}, 6
+; ADAPT-NEXT: %quanta.tickout{{[0-9]+}} = icmp slt
+; ADAPT-NEXT: store i64 %quanta.tick{{[0-9]+}}, ptr
+; ADAPT: call void @quanta_tick_gap(i64 6, i64 1000, i64 64000, i64 8192)
 ; ADAPT-NOT: readcyclecounter
 ; ADAPT: ret i64
 
@@ -40,8 +43,10 @@
 ; CHECK-NEXT: store i64 %quanta.flush, ptr [[A]]
 ; CHECK-NEXT: call void @ext(
 ; CHECK-NEXT: %r = call i64 @walk(
-; CHECK: %quanta.tick{{[0-9]+}} = sub i64
+; CHECK-NEXT: %acc.next
 ; CHECK: %quanta.left = sub i64
+; CHECK: exit:
+; CHECK: %quanta.tick{{[0-9]+}} = sub i64 %{{[0-9]+}}, 6
 ; CHECK-NOT: quanta.flush
 ; CHECK: ret i64
 
