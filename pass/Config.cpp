@@ -45,8 +45,6 @@ static cl::opt<bool> OptMergeExit("quanta-merge-exit", cl::init(true), cl::Hidde
                                   cl::desc("share the loop-exit compare with the probe"));
 static cl::opt<bool> OptStrideOverChildren("quanta-stride-over-children", cl::init(true), cl::Hidden,
                                            cl::desc("a loop whose dynamic children all keep the budget strides on its IV"));
-static cl::opt<bool> OptPollYieldsToExit("quanta-flag-poll-yields-to-exit", cl::init(true), cl::Hidden,
-                                         cl::desc("flag: a loop over budgeted children shares its exit test rather than polling"));
 static cl::opt<cl::boolOrDefault> OptSlowPreserveMost(
     "quanta-slow-path-preserve-most", cl::Hidden,
     cl::desc("x86-64: probes call their slow paths with preserve_most (1) or C (0); default: flag mode only"));
@@ -171,8 +169,7 @@ Config loadConfig(std::string& error) {
   }
   // Naming a file asks for the numbers: QUANTA_STATS need not be set as well.
   if (!c.statsFile.empty()) c.stats = true;
-  c.compare = Comparisons{true, OptCallSummaries, OptMergeExit, OptStrideOverChildren,
-                          OptPollYieldsToExit, OptFlagPollAt};
+  c.compare = Comparisons{true, OptCallSummaries, OptMergeExit, OptStrideOverChildren, OptFlagPollAt};
   if (OptSlowPreserveMost == cl::BOU_TRUE) c.compare.slowPathCC = SlowPathCC::PreserveMost;
   if (OptSlowPreserveMost == cl::BOU_FALSE) c.compare.slowPathCC = SlowPathCC::C;
   c.compare.cycleTicks = r.pickBool(OptCycleTicks, "QUANTA_CYCLE_TICKS", true);

@@ -31,13 +31,11 @@ struct Comparisons {
   // -quanta-call-summaries=0: a call to an instrumented function costs 1, and no function
   // probes at entry for being on a call-graph cycle (the placement before summaries).
   bool callSummaries = true;
-  // -quanta-merge-exit=0: counted loops keep a compare of their own for the probe instead
-  // of sharing the loop's exit test.
+  // -quanta-merge-exit=0: clock mode's counted loops keep a compare of their own for the
+  // probe instead of sharing the loop's exit test (flag mode never shares it).
   bool mergeExit = true;
   // -quanta-stride-over-children=0: a loop over budgeted children charges the budget too.
   bool strideOverChildren = true;
-  // -quanta-flag-poll-yields-to-exit=0: flag mode polls such a loop instead.
-  bool pollYieldsToExit = true;
   // -quanta-flag-poll-at=latch|top: one place for every polled loop's read.
   PollAt flagPollAt = PollAt::Auto;
   // -quanta-slow-path-preserve-most=1|0: the probes call their slow paths with

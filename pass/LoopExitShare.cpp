@@ -41,24 +41,6 @@ static Value* stepsAhead(IRBuilder<>& B, Value* from, const ExitTest& t, Value* 
                                  nullptr, name);
 }
 
-// How far ahead of `from` the next probe goes: `from + dist` when the loop would still be
-// running there, else `end` (nearerLimit). The add saturates unless `t.noWrap` says it
-// cannot wrap.
-static Value* limitAhead(IRBuilder<>& B, Value* from, const ExitTest& t, int64_t dist) {
-  Type* ty = from->getType();
-  Constant* d = ConstantInt::get(ty, dist, /*isSigned=*/true);
-  if (t.stay == ICmpInst::ICMP_NE) return nearerLimit(B, from, t, B.CreateAdd(from, d, "quanta.probe.next"));
-  Constant* magnitude = ConstantInt::get(ty, dist < 0 ? -dist : dist);
-  const bool isSigned = ICmpInst::isSigned(t.stay), up = t.step > 0;
-  Value* probeAt;
-  if (t.noWrap)
-    probeAt = up ? B.CreateAdd(from, magnitude, "quanta.probe.next", !isSigned, isSigned)
-                 : B.CreateSub(from, magnitude, "quanta.probe.next", !isSigned, isSigned);
-  else
-    probeAt = stepsAhead(B, from, t, d, "quanta.probe.next");
-  return nearerLimit(B, from, t, probeAt);
-}
-
 // Matches a latch whose conditional branch goes round while `x stay end`, with `end`
 // invariant in L. Narrow (general = false): x is the IV's next value and the test is
 // `!=`, the form the distance kept across entries relies on. General: x is any affine
@@ -103,34 +85,28 @@ bool LoopPlanner::matchExitTest(Loop* L, BasicBlock* latch, const LoopPlan& p, b
                 : (t.stay == ICmpInst::ICMP_UGT || t.stay == ICmpInst::ICMP_SGT));
   if (!ok) return false;
   t.start = AR->getStart();
-  // `from + dist` cannot wrap when from is the start or any value short of end.
+  // `end + dist` cannot wrap (nor, then, any value short of end plus dist).
   if (t.stay != ICmpInst::ICMP_NE) {
     APInt dist(width, aheadSteps * uint64_t(t.step < 0 ? -t.step : t.step));
     const SCEV* endS = SE_.getSCEV(t.end);
-    bool overflow = false;
-    for (const SCEV* v : {endS, t.start}) {
-      bool o = false;
-      if (ICmpInst::isSigned(t.stay)) {
-        if (up) (void)SE_.getSignedRangeMax(v).sadd_ov(dist, o);
-        else (void)SE_.getSignedRangeMin(v).ssub_ov(dist, o);
-      } else {
-        if (up) (void)SE_.getUnsignedRangeMax(v).uadd_ov(dist, o);
-        else (void)SE_.getUnsignedRangeMin(v).usub_ov(dist, o);
-      }
-      overflow |= o;
-      if (v == endS) t.noWrapFromEnd = !o;
+    bool o = false;
+    if (ICmpInst::isSigned(t.stay)) {
+      if (up) (void)SE_.getSignedRangeMax(endS).sadd_ov(dist, o);
+      else (void)SE_.getSignedRangeMin(endS).ssub_ov(dist, o);
+    } else {
+      if (up) (void)SE_.getUnsignedRangeMax(endS).uadd_ov(dist, o);
+      else (void)SE_.getUnsignedRangeMin(endS).usub_ov(dist, o);
     }
-    t.noWrap = !overflow;
+    t.noWrapFromEnd = !o;
   }
   SCEVExpander exp(SE_, F_.getDataLayout(), "quanta.exit");
   return exp.isSafeToExpandAt(t.start, L->getLoopPreheader()->getTerminator());
 }
 
 // Which of adaptiveExitLatch's forms L's latch takes (None: ivLatch's compare of its own).
-ExitShare LoopPlanner::exitShare(Loop* L, const LoopPlan& p, BasicBlock* latch, bool freshStride,
-                                 ExitTest& t) const {
-  if (matchExitTest(L, latch, p, /*general=*/freshStride, t)) return ExitShare::Narrow;
-  if (freshStride || !matchExitTest(L, latch, p, /*general=*/true, t, AP_ ? maxGap(p.stride) : p.stride))
+ExitShare LoopPlanner::exitShare(Loop* L, const LoopPlan& p, BasicBlock* latch, ExitTest& t) const {
+  if (matchExitTest(L, latch, p, /*general=*/false, t)) return ExitShare::Narrow;
+  if (!matchExitTest(L, latch, p, /*general=*/true, t, AP_ ? maxGap(p.stride) : p.stride))
     return ExitShare::None;
   if (t.x->getType() != p.iv->getType() || t.step != p.step) return ExitShare::None;
   return ExitShare::Shifted;
@@ -140,12 +116,13 @@ ExitShare LoopPlanner::exitShare(Loop* L, const LoopPlan& p, BasicBlock* latch, 
 // iteration: the probe shares that compare. The latch tests iv.next == limit, where limit
 // is whichever of end and probe.at comes first; only when it hits does a block off the hot
 // path tell the exit from a probe. The loop's hot path is then the plain loop's, with the
-// bound in a register. Returns false (nothing changed) for any other latch.
+// bound in a register. Returns false (nothing changed) for any other latch. Clock mode
+// only (adaptive sites, or fixed strides with -quanta-adaptive=0): flag mode's fixed
+// strides gained nothing from it on the real programs (pass-results.md, "What two loop
+// rules buy").
 //
-// Directly under a parent that polls on every iteration (flag mode), each entry starts a
-// whole stride: nothing is carried across entries, so the test may be any exit test
-// matchExitTest accepts in general (a scanner's `i < n`, a pre-increment IV). A probe
-// that is tracked across entries takes a general test too when the tested value moves
+// The probe is tracked across entries. It takes a general exit test (a scanner's `i < n`,
+// a pre-increment IV) when the tested value moves
 // with the IV (x = iv + off, `off` fixed for the entry, the same step): the probe's IV
 // values are then shifted by `off`, and stay on x's lattice (x's first value plus steps),
 // so a relational limit is met exactly. (A scanner's word loop, `while (i < n && s[i] !=
@@ -158,14 +135,11 @@ ExitShare LoopPlanner::exitShare(Loop* L, const LoopPlan& p, BasicBlock* latch, 
 // can only bring a probe nearer; the saved distance may then be under a step, and the
 // next entry takes one step at least.
 bool LoopPlanner::adaptiveExitLatch(Loop* L, LoopPlan& p, BasicBlock* latch) {
-  // Clock: the adaptive site. Flag: a fixed stride, with only the distance kept across
-  // entries (one word on the stack), except under a parent that polls on every iteration:
-  // that poll already bounds what repeated short entries run, so each entry starts a whole
-  // stride and nothing is loaded before the loop or stored after it.
-  const bool freshStride = !AP_ && L->getParentLoop() && planFor(L->getParentLoop())->kind == LoopPlan::Poll;
+  // The adaptive site, or (-quanta-adaptive=0) a fixed stride with only the distance kept
+  // across entries (one word on the stack).
   const bool charge = chargesParent(L);
   ExitTest t;
-  const ExitShare form = exitShare(L, p, latch, freshStride, t);
+  const ExitShare form = exitShare(L, p, latch, t);
   if (form == ExitShare::None) return false;
   const bool shifted = form == ExitShare::Shifted;  // a general test under a tracked probe: x = iv + off
   const bool saturate = shifted && t.stay != ICmpInst::ICMP_NE && !t.noWrapFromEnd;
@@ -193,41 +167,32 @@ bool LoopPlanner::adaptiveExitLatch(Loop* L, LoopPlan& p, BasicBlock* latch) {
   // the distance kept across entries: the slot holds `probe.at - iv` rather than
   // `probe.at - x`, so an entry adds it to the IV's start and an exit subtracts the IV,
   // one instruction each instead of two (word_count: each word enters and leaves).
-  const bool foldOff = constOff && !saturate && !freshStride && !charge;
+  const bool foldOff = constOff && !saturate && !charge;
   const int64_t offC = foldOff ? constOff->getAPInt().getSExtValue() : 0;
   Value* site = AP_ ? AP_->newSite(F_) : nullptr;
-  AllocaInst* slot = freshStride || charge ? nullptr : leftSlot(int64_t(p.stride) * p.step + offC);
-  const bool ahead = !freshStride;  // the next probe's IV value is tracked (probe.at, limit)
+  AllocaInst* slot = charge ? nullptr : leftSlot(int64_t(p.stride) * p.step + offC);
   Constant* step = ConstantInt::get(ty, t.step, /*isSigned=*/true);
   IRBuilder<> PB(pre->getTerminator());
+  Value* left0 = slot ? PB.CreateTrunc(PB.CreateLoad(PB.getInt64Ty(), slot, "quanta.probe.left"), ty)
+                      : ConstantInt::get(ty, int64_t(p.stride) * p.step, /*isSigned=*/true);
+  Value* base = off ? PB.CreateAdd(p.ivStart, off, "quanta.probe.base") : p.ivStart;
   Value* first = nullptr;
-  Value* limit0 = nullptr;
-  if (ahead) {
-    Value* left0 = slot ? PB.CreateTrunc(PB.CreateLoad(PB.getInt64Ty(), slot, "quanta.probe.left"), ty)
-                        : ConstantInt::get(ty, int64_t(p.stride) * p.step, /*isSigned=*/true);
-    Value* base = off ? PB.CreateAdd(p.ivStart, off, "quanta.probe.base") : p.ivStart;
-    if (foldOff) {
-      first = PB.CreateAdd(p.ivStart, left0, "quanta.probe.first");
-    } else if (saturate) {
-      // From x's first value, the rest of the distance, which must not point backwards:
-      // a saturated probe.at (the range's end) is off x's lattice, so an entry that ran
-      // to its end can save less than one step (bzip2's `j >= 0; j--`, unrolled by two,
-      // ended at 1 with probe.at 0 and saved -1); unclamped, the next entry's saturating
-      // add then put its first probe at the range's end, and that whole entry, 10^5
-      // iterations, ran probe-free. At least one step: probe at the first test.
-      Intrinsic::ID toward = t.step > 0 ? Intrinsic::smax : Intrinsic::smin;
-      Value* atLeastStep = PB.CreateBinaryIntrinsic(toward, left0, step, nullptr, "quanta.probe.left.step");
-      first = stepsAhead(PB, PB.CreateAdd(base, step), t, PB.CreateSub(atLeastStep, step), "quanta.probe.first");
-    } else {
-      first = PB.CreateAdd(base, left0, "quanta.probe.first");
-    }
-    limit0 = nearerLimit(PB, base, t, first);
+  if (foldOff) {
+    first = PB.CreateAdd(p.ivStart, left0, "quanta.probe.first");
+  } else if (saturate) {
+    // From x's first value, the rest of the distance, which must not point backwards:
+    // a saturated probe.at (the range's end) is off x's lattice, so an entry that ran
+    // to its end can save less than one step (bzip2's `j >= 0; j--`, unrolled by two,
+    // ended at 1 with probe.at 0 and saved -1); unclamped, the next entry's saturating
+    // add then put its first probe at the range's end, and that whole entry, 10^5
+    // iterations, ran probe-free. At least one step: probe at the first test.
+    Intrinsic::ID toward = t.step > 0 ? Intrinsic::smax : Intrinsic::smin;
+    Value* atLeastStep = PB.CreateBinaryIntrinsic(toward, left0, step, nullptr, "quanta.probe.left.step");
+    first = stepsAhead(PB, PB.CreateAdd(base, step), t, PB.CreateSub(atLeastStep, step), "quanta.probe.first");
   } else {
-    // The tested value's first value, where the first stride starts.
-    SCEVExpander exp(SE_, F_.getDataLayout(), "quanta.exit");
-    Value* start = exp.expandCodeFor(t.start, ty, pre->getTerminator());
-    limit0 = limitAhead(PB, start, t, int64_t(p.stride) * t.step);
+    first = PB.CreateAdd(base, left0, "quanta.probe.first");
   }
+  Value* limit0 = nearerLimit(PB, base, t, first);
 
   LLVMContext& C = F_.getContext();
   BasicBlock* check = BasicBlock::Create(C, "quanta.hit", &F_, exit);
@@ -282,17 +247,11 @@ bool LoopPlanner::adaptiveExitLatch(Loop* L, LoopPlan& p, BasicBlock* latch) {
       if (phi.getIncomingBlock(i) == latch) phi.setIncomingBlock(i, check);
 
   IRBuilder<> TB(probe);
-  Value* next = nullptr;
-  Value* limitNext = nullptr;
-  if (ahead) {
-    Value* gap = TB.getInt64(p.stride);
-    if (AP_) gap = AP_->probe(TB, site, p.stride, maxGap(p.stride), TB.getInt64(0));
-    Value* dist = TB.CreateMul(TB.CreateZExtOrTrunc(gap, ty), step);
-    next = saturate ? stepsAhead(TB, iv, t, dist, "quanta.probe.next") : TB.CreateAdd(iv, dist, "quanta.probe.next");
-    limitNext = nearerLimit(TB, iv, t, next);
-  } else {
-    limitNext = limitAhead(TB, iv, t, int64_t(p.stride) * t.step);
-  }
+  Value* gap = TB.getInt64(p.stride);
+  if (AP_) gap = AP_->probe(TB, site, p.stride, maxGap(p.stride), TB.getInt64(0));
+  Value* dist = TB.CreateMul(TB.CreateZExtOrTrunc(gap, ty), step);
+  Value* next = saturate ? stepsAhead(TB, iv, t, dist, "quanta.probe.next") : TB.CreateAdd(iv, dist, "quanta.probe.next");
+  Value* limitNext = nearerLimit(TB, iv, t, next);
   BranchInst* back = TB.CreateBr(header);
   if (!AP_) mark(back);
 

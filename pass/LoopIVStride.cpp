@@ -103,7 +103,7 @@ void LoopPlanner::saveLeftOnExits(Loop* L, ArrayRef<BasicBlock*> exiting, Alloca
 // The IV is compared with probe.at, a header PHI that each probe moves `gap` steps ahead
 // of the IV (adaptive sites: quanta_clock_gap()'s gap; fixed strides: the stride).
 void LoopPlanner::ivLatch(Loop* L, LoopPlan& p, BasicBlock* latch) {
-  if (cfg_.compare.mergeExit && adaptiveExitLatch(L, p, latch)) return;
+  if (sharesExitTests() && adaptiveExitLatch(L, p, latch)) return;
   const SmallVector<BasicBlock*, 4> otherExits = exitingBlocksBesides(L, latch);
   BasicBlock* pre = L->getLoopPreheader();
   Type* ty = p.ivNext->getType();

@@ -224,7 +224,7 @@ void LoopPlanner::plan() {
         p.kind = strided;
       }
     }
-    if (p.kind != LoopPlan::Static && canPoll(L) && !sharesExitOverChildren(L, p, dynamicChildren)) {
+    if (p.kind != LoopPlan::Static && canPoll(L)) {
       p.kind = LoopPlan::Poll;
       p.why = "flag mode, branches of its own and no calls: reads the flag every iteration";
       BasicBlock* latch = L->getLoopLatch();
@@ -254,7 +254,6 @@ void LoopPlanner::plan() {
       chargeLikelyAtLatch(L, p);
     plans_[L] = p;
   }
-  shareExitTestsUnderPolls();
 }
 
 void LoopPlanner::useThreadBudget(Loop* L, LoopPlan& p) const {
@@ -287,8 +286,8 @@ void LoopPlanner::strideLatch(Loop* L, LoopPlan& p, LoopPlan::Kind kind) {
       ivLatch(L, p, latch);
       continue;
     }
-    // Flag mode: a counted loop's fixed stride shares the exit compare too.
-    if (kind == LoopPlan::IVStride && latches.size() == 1 && cfg_.compare.mergeExit && adaptiveExitLatch(L, p, latch))
+    // Clock mode's fixed strides (-quanta-adaptive=0) share the exit compare too.
+    if (kind == LoopPlan::IVStride && latches.size() == 1 && sharesExitTests() && adaptiveExitLatch(L, p, latch))
       continue;
     // A fixed stride counted from this entry's start: enough where entries need not add up
     // (a top-level loop, or one whose parent polls on every iteration).

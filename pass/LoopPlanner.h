@@ -92,8 +92,7 @@ struct ExitTest {
   llvm::ICmpInst::Predicate stay = llvm::ICmpInst::ICMP_NE;
   int64_t step = 0;            // x's step
   const llvm::SCEV* start = nullptr;  // x's first value (general matches only)
-  bool noWrap = false;         // relational: x + stride steps cannot wrap from start or end
-  bool noWrapFromEnd = false;  // relational: ... from end (from start it may)
+  bool noWrapFromEnd = false;  // relational: end + the widest gap's steps cannot wrap
   unsigned exitIdx = 0;        // which successor of br leaves
   llvm::BasicBlock* exit = nullptr;
 };
@@ -210,13 +209,12 @@ class LoopPlanner {
   bool matchExitTest(llvm::Loop* L, llvm::BasicBlock* latch, const LoopPlan& p, bool general,
                      ExitTest& t, uint64_t aheadSteps = 0) const;
   bool adaptiveExitLatch(llvm::Loop* L, LoopPlan& p, llvm::BasicBlock* latch);
-  ExitShare exitShare(llvm::Loop* L, const LoopPlan& p, llvm::BasicBlock* latch, bool freshStride,
-                      ExitTest& t) const;
-  void shareExitTestsUnderPolls();
+  // Clock mode's counted loops share their exit compare with the probe (-quanta-merge-exit).
+  bool sharesExitTests() const { return cfg_.mode == Mode::Clock && cfg_.compare.mergeExit; }
+  ExitShare exitShare(llvm::Loop* L, const LoopPlan& p, llvm::BasicBlock* latch, ExitTest& t) const;
   // A loop's distance to its next probe while it is not running (an alloca until promoted).
   llvm::AllocaInst* leftSlot(int64_t initialLeft);
   bool canPoll(llvm::Loop* L) const;
-  bool sharesExitOverChildren(llvm::Loop* L, const LoopPlan& p, bool dynamicChildren) const;
   bool inPollNest(llvm::Loop* L) const;
   void pollFlag(llvm::Loop* L);
   // Drops a probe marker; inside a polled nest, one that reads the flag address's slot.

@@ -17,7 +17,8 @@
 ; RUN: %opt -passes=quanta-clock -quanta-bound=600 -quanta-adaptive=0 -S %s | FileCheck %s --check-prefix=FIXED
 ; Flag mode polls a branchy loop without calls on every iteration (flag-poll.ll), so @calls,
 ; whose loops call an instrumented function (the callee may switch threads, so both keep a
-; stride), shows the charge there: 1000 / 7 -> 128 iterations.
+; stride), shows the charge there: 1000 / 7 -> 128 iterations, counted by a compare of its
+; own (flag mode does not share the loop's exit test).
 ; RUN: %opt -passes=quanta-flag -S %s | FileCheck %s --check-prefix=FLAG
 
 ; CHECK-LABEL: define i64 @words(
@@ -63,11 +64,11 @@
 
 ; FLAG-LABEL: define i64 @calls(
 ; FLAG: %quanta.probe.first = add i64 %i, [[STRIDE:[0-9]+]]
+; FLAG: %quanta.fire = icmp eq i64 %j.next, %quanta.probe.at
+; FLAG: %quanta.probe.next = add i64 %j.next, [[STRIDE]]
+; FLAG: load atomic volatile i32
 ; FLAG: word:
 ; FLAG: %quanta.entry.cost = mul i64 %{{.*}}, {{[0-9]+}}
-; FLAG: quanta.probe:
-; FLAG-NEXT: %quanta.probe.next = add i64 %quanta.iv, [[STRIDE]]
-; FLAG: load atomic volatile i32
 
 declare void @note(i64)
 

@@ -13,16 +13,15 @@
 
 ; The external call (50) and the loop's first iteration fit under the bound: no poll before
 ; the loop; the loop (body cost 6) polls every 128 iterations on its IV (1000 / 6 rounded
-; down to a power of two), sharing its exit compare (clock-loop-exit-merge.ll).
+; down to a power of two), a mask of its iterations beside its exit compare
+; (clock-loop-exit-merge.ll).
 ; CHECK-LABEL: define i64 @handler(
 ; CHECK-NEXT: entry:
 ; CHECK-NOT: quanta_preempt_flag
 ; CHECK: %e = call i64 @external(
 ; CHECK-NOT: quanta_preempt_flag
 ; CHECK: loop:
-; CHECK: %quanta.at.limit = icmp eq i64 %i.next, %quanta.limit
-; CHECK: quanta.probe:
-; CHECK-NEXT: %quanta.probe.next = add i64 %quanta.iv, 128
+; CHECK: %quanta.stride = and i64 %quanta.iters, 127
 ; CHECK: load atomic volatile i32
 ; CHECK: call void @quanta_flag_probe_slow()
 ; CHECK: ret i64

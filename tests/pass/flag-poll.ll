@@ -18,7 +18,8 @@
 declare void @ext(i64)
 
 ; The inner loop is strided under a parent that polls every iteration: each entry starts a
-; whole stride, so no distance is kept across entries (no quanta.left slot).
+; whole stride, a mask of its iterations, so no distance is kept across entries (no
+; quanta.left slot).
 ; CHECK-LABEL: define i64 @scan(
 ; CHECK-NOT: quanta.left
 ; CHECK: [[OFF:%.*]] = call i64 asm sideeffect "movq quanta_preempt_flag@gottpoff(%rip), $0", "=r"()
@@ -32,7 +33,7 @@ declare void @ext(i64)
 ; CHECK: call void @quanta_flag_probe_slow()
 ; CHECK: inner:
 ; CHECK-NOT: {{threadlocal.address|quanta.left|load volatile|asm sideeffect}}
-; CHECK: quanta.probe:
+; CHECK: %quanta.stride = and i64 %quanta.iters, 127
 ; CHECK-NOT: {{threadlocal.address|asm sideeffect}}
 ; CHECK: load atomic volatile i32, ptr addrspace(257) [[P]]
 ; CHECK-NOT: {{threadlocal.address|asm sideeffect}}

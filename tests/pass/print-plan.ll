@@ -16,10 +16,10 @@
 ; CHECK-LABEL: function rec: entry tick, charge 4 (on a call-graph cycle); summary entry=4 exit=3 through=3 ticked-exit=2{{$}}
 ; CHECK-NEXT:   no loops
 
-; Flag mode polls the branchy outer loop; the inner one's exit test carries its probe.
+; Flag mode polls the branchy outer loop; the inner one counts a fixed stride per entry.
 ; FLAG-LABEL: function rows:
 ; FLAG-NEXT:   loop outer: Poll iter-cost=8 bound=1000 poll-at=top: flag mode, branches of its own and no calls
-; FLAG-NEXT:     loop inner: IVStride iter-cost=8 bound=1000 stride=128: directly under a polled loop
+; FLAG-NEXT:     loop inner: IVStride iter-cost=8 bound=1000 stride=128: counts iterations on its induction variable
 
 ; SAME-NOT: quanta
 ; SAME-NOT: readcyclecounter

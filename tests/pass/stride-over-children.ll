@@ -5,10 +5,8 @@
 ; subtract and branch per lookup, ~10% of hash_lookup where lookups overlap their misses.
 ; RUN: %opt -passes=quanta-clock -S %s | FileCheck %s --check-prefix=CLOCK
 ; RUN: %opt -passes=quanta-clock -quanta-stride-over-children=0 -S %s | FileCheck %s --check-prefix=CHARGED
-; Flag mode: the same loop would be polled (it has branches of its own); sharing the exit
-; test wins over the poll's load, compare and branch per lookup.
-; RUN: %opt -passes=quanta-flag -S %s | FileCheck %s --check-prefix=FLAG
-; RUN: %opt -passes=quanta-flag -quanta-flag-poll-yields-to-exit=0 -S %s | FileCheck %s --check-prefix=POLLED
+; Flag mode, which shares no exit test, polls the same loop (it has branches of its own).
+; RUN: %opt -passes=quanta-flag -S %s | FileCheck %s --check-prefix=POLLED
 
 ; CLOCK-LABEL: define i64 @lookups(
 ; CLOCK: for.body:
@@ -27,14 +25,6 @@
 ; CHARGED: sub i64 %quanta.budget{{.*}}, 16
 ; CHARGED-NOT: %quanta.limit
 ; CHARGED: %exitcond.not = icmp eq i64 %inc, %n
-
-; FLAG-LABEL: define i64 @lookups(
-; FLAG: for.body:
-; FLAG-NOT: load volatile
-; FLAG: while.body:
-; FLAG: while.end:
-; FLAG: %quanta.at.limit = icmp eq i64 %inc, %quanta.limit
-; FLAG-NEXT: br i1 %quanta.at.limit, label %quanta.hit, label %for.body
 
 ; POLLED-LABEL: define i64 @lookups(
 ; POLLED: for.body:
