@@ -149,6 +149,11 @@ struct Walk {
   // blocks charge themselves, the tick charges what runs outside them (an interpreter's
   // opcode that calls back into the cycle; sqlite3VdbeExec's clock reads before
   // sqlite3BtreeInsert); a loop that counts its own budget would not see the tick's.
+  bool tickAtBound(Instruction* at, Reach& r) {
+    if (!boundTicks || !tickAllowed(at->getParent()) || at->isEHPad() || isa<PHINode>(at)) return false;
+    tickedStretch(at, r, Cut::BoundTick);
+    return true;
+  }
   // A loop about to be entered with a path from a clock read that cannot also afford its
   // first iteration: a clock probe in its preheader, or, where a tick at the bound may go
   // and the loop counts a budget, that budget becomes the thread's (LoopPlanner::
@@ -163,11 +168,6 @@ struct Walk {
       return;
     }
     cut(pre->getTerminator(), r, Cut::LoopEntry, r.any);
-  }
-  bool tickAtBound(Instruction* at, Reach& r) {
-    if (!boundTicks || !tickAllowed(at->getParent()) || at->isEHPad() || isa<PHINode>(at)) return false;
-    tickedStretch(at, r, Cut::BoundTick);
-    return true;
   }
   // A tick at `at` that starts a stretch off every path from a clock read: the paths start
   // afresh there (none runs on from the entry unprobed) and a return they reach is a
