@@ -137,10 +137,10 @@ TEST(PreemptOrder, FlagStopsAPolledLoopWithoutCalls) {
       << counts.short_finished_first << " of " << counts.close_pairs;
 }
 
-// A word scanner in flag mode: the inner loop, directly inside a polled loop, shares its
-// `i < n` exit test with its probe and reads no flag on its hot path. A long request is
-// one 10 M-byte word, so only that probe (once per stride) can see the monitor's flag.
-TEST(PreemptOrder, FlagStopsAScanThatSharesItsExitTest) {
+// A word scanner in flag mode: the inner loop, directly inside a polled loop, counts a
+// fixed stride from each entry and reads no flag on its hot path. A long request is one
+// 10 M-byte word, so only that loop's probe (once per stride) can see the monitor's flag.
+TEST(PreemptOrder, FlagStopsAStridedScanInsideAPolledLoop) {
   ASSERT_EQ(polled_app_setup(nullptr), 0);
   const quanta_app words = testing::spin_payload_app("polled-words", &polled_words_handle);
   const PairCounts counts = run_and_count("flag", 2.0, "jsq-msq", &words);
