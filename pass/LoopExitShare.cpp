@@ -103,15 +103,6 @@ bool LoopPlanner::matchExitTest(Loop* L, BasicBlock* latch, const LoopPlan& p, b
   return exp.isSafeToExpandAt(t.start, L->getLoopPreheader()->getTerminator());
 }
 
-// Which of adaptiveExitLatch's forms L's latch takes (None: ivLatch's compare of its own).
-ExitShare LoopPlanner::exitShare(Loop* L, const LoopPlan& p, BasicBlock* latch, ExitTest& t) const {
-  if (matchExitTest(L, latch, p, /*general=*/false, t)) return ExitShare::Narrow;
-  if (!matchExitTest(L, latch, p, /*general=*/true, t, AP_ ? maxGap(p.stride) : p.stride))
-    return ExitShare::None;
-  if (t.x->getType() != p.iv->getType() || t.step != p.step) return ExitShare::None;
-  return ExitShare::Shifted;
-}
-
 // A counted loop whose latch exits on iv.next == end already compares the IV on every
 // iteration: the probe shares that compare. The latch tests iv.next == limit, where limit
 // is whichever of end and probe.at comes first; only when it hits does a block off the hot
@@ -138,10 +129,15 @@ bool LoopPlanner::adaptiveExitLatch(Loop* L, LoopPlan& p, BasicBlock* latch) {
   // The adaptive site, or (-quanta-adaptive=0) a fixed stride with only the distance kept
   // across entries (one word on the stack).
   const bool charge = chargesParent(L);
+  // The narrow form (iv.next != end), else a general test under a tracked probe, shifted:
+  // x = iv + off with the IV's type and step. Neither: ivLatch's compare of its own.
   ExitTest t;
-  const ExitShare form = exitShare(L, p, latch, t);
-  if (form == ExitShare::None) return false;
-  const bool shifted = form == ExitShare::Shifted;  // a general test under a tracked probe: x = iv + off
+  bool shifted = false;
+  if (!matchExitTest(L, latch, p, /*general=*/false, t)) {
+    if (!matchExitTest(L, latch, p, /*general=*/true, t, AP_ ? maxGap(p.stride) : p.stride)) return false;
+    if (t.x->getType() != p.iv->getType() || t.step != p.step) return false;
+    shifted = true;
+  }
   const bool saturate = shifted && t.stay != ICmpInst::ICMP_NE && !t.noWrapFromEnd;
   BranchInst* br = t.br;
   Value* end = t.end;

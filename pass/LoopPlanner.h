@@ -97,11 +97,6 @@ struct ExitTest {
   llvm::BasicBlock* exit = nullptr;
 };
 
-// How an IV-strided loop's probe meets its IV (adaptiveExitLatch, ivLatch): in the loop's
-// own exit test (`iv.next != end`, or, shifted, a general test on x = iv + off), or in a
-// compare of its own.
-enum class ExitShare { Narrow, Shifted, None };
-
 struct LoopStats {
   unsigned statics = 0, versioned = 0, ivStrided = 0, counted = 0, every = 0, polled = 0;
   unsigned adaptiveProbes = 0;  // probe sites expanded here (quanta_clock_gap calls), not markers
@@ -211,7 +206,6 @@ class LoopPlanner {
   bool adaptiveExitLatch(llvm::Loop* L, LoopPlan& p, llvm::BasicBlock* latch);
   // Clock mode's counted loops share their exit compare with the probe (-quanta-merge-exit).
   bool sharesExitTests() const { return cfg_.mode == Mode::Clock && cfg_.compare.mergeExit; }
-  ExitShare exitShare(llvm::Loop* L, const LoopPlan& p, llvm::BasicBlock* latch, ExitTest& t) const;
   // A loop's distance to its next probe while it is not running (an alloca until promoted).
   llvm::AllocaInst* leftSlot(int64_t initialLeft);
   bool canPoll(llvm::Loop* L) const;

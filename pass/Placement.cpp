@@ -190,17 +190,17 @@ struct Walk {
   // most that iteration. sqlite3VdbeExec's opcodes that call paid a flush before the call
   // and a tick after it; they keep the flush.
   void afterReentry(CallBase& CB, Reach& r, uint64_t atBound) {
-    if (callTicks && budgetLoop && !isa<InvokeInst>(CB) && tickAllowed(CB.getParent())) {
-      clockRead(r);  // the paths end here as at a tick (endTicks included)
-      r.ticked = true;
-      r.tickOwed = true;
+    if (!callTicks || isa<InvokeInst>(CB) || !tickAllowed(CB.getParent())) {
+      r.any = std::max(r.any, atBound);
       return;
     }
-    if (callTicks && !isa<InvokeInst>(CB) && tickAllowed(CB.getParent())) {
+    if (!budgetLoop) {
       tickedStretch(CB.getNextNode(), r, Cut::CallTick);
       return;
     }
-    r.any = std::max(r.any, atBound);
+    clockRead(r);  // the paths end here as at a tick (endTicks included)
+    r.ticked = true;
+    r.tickOwed = true;
   }
   // The first block outside the loops on the thread's budget that a path owing a tick
   // reaches ticks first: a loop's exit block (its predecessors are all in the loop), or,
@@ -210,8 +210,8 @@ struct Walk {
     if (!r.tickOwed) return;
     // A Static loop's whole run is charged where it is entered.
     Loop* L = LI.getLoopFor(BB);
-    for (Loop* in = L; in; in = in->getParentLoop()) {
-      const LoopPlan* p = loops.planFor(in);
+    for (Loop* around = L; around; around = around->getParentLoop()) {
+      const LoopPlan* p = loops.planFor(around);
       if (p->kind == LoopPlan::Static) continue;
       if (p->kind == LoopPlan::Counter && p->threadBudget) return;
       break;
