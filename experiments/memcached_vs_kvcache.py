@@ -21,7 +21,9 @@ One ladder says little on a noisy host, so --repeat N runs the whole ladder N ti
 servers' order at each rate reversed on odd repeats) and the summary takes medians over
 the repeats. The verdict pairs each quanta server with memcached repeat by repeat: the
 target is met in a repeat when quanta sustained at least memcached's rate of that repeat
-at no higher p99 at memcached's sustained rate (experiments/memcached_compare_summary.py).
+at no higher p99 at memcached's sustained rate. Beside it, the same question asked alike of
+both: the rate each server sustained under each p99 bound of --p99-bounds-ms, repeat by
+repeat (experiments/memcached_compare_summary.py).
 
     experiments/memcached_vs_kvcache.py                       # default ladder, 3 s a run
     experiments/memcached_vs_kvcache.py --repeat 5            # the ladder five times
@@ -41,7 +43,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from memcached_compare_summary import (  # noqa: E402
-    latency_us, p99_by_rate, ratio_text, repeat_of, server_order, summarise_repeats)
+    bound_ms_text, latency_us, p99_by_rate, ratio_text, repeat_of, server_order, summarise_repeats)
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -167,6 +169,8 @@ def main():
     ap.add_argument("--duration-s", type=float, default=3.0)
     ap.add_argument("--max-p99-ms", type=float, default=10.0,
                     help="a rate is sustained only with p99 at most this (default 10 ms)")
+    ap.add_argument("--p99-bounds-ms", default="1,2,5,10",
+                    help="compare the rates both servers sustained under each of these p99 bounds (default 1,2,5,10)")
     ap.add_argument("--repeat", default="1",
                     help="run the whole rate ladder this many times; the summary takes medians over them (default 1)")
     ap.add_argument("--udp-receive", choices=["recvmmsg", "io_uring"], default="recvmmsg",
@@ -183,6 +187,13 @@ def main():
     ap.add_argument("--quick", action="store_true", help="two low rates, 0.5 s each: checks the script works")
     ap.add_argument("--out-dir", default=str(ROOT / "experiments" / "results"))
     args = ap.parse_args()
+    try:
+        bounds_ms = [float(b) for b in args.p99_bounds_ms.split(",")]
+        if any(not b > 0 or b == float("inf") for b in bounds_ms):
+            raise ValueError
+    except ValueError:
+        ap.error(f"--p99-bounds-ms: '{args.p99_bounds_ms}' is not a comma list of positive numbers of milliseconds")
+    bounds_us = [b * 1000 for b in bounds_ms]
     if args.replot:
         try:
             result = json.loads(Path(args.replot).read_text())
@@ -190,7 +201,8 @@ def main():
             transports = sorted({p["transport"] for p in result["points"]}, key=["tcp", "udp"].index)
             # Recomputed from the points, so that a result written before --repeat (its points
             # have no "repeat": one ladder, repeat 0) gets the medians and the verdict too.
-            result["summary"] = summarise_repeats(result["points"], names, transports, result["max_p99_ms"] * 1000)
+            result["summary"] = summarise_repeats(result["points"], names, transports, result["max_p99_ms"] * 1000,
+                                                  bounds_us)
         except (OSError, ValueError, KeyError, TypeError) as e:
             ap.error(f"--replot: cannot read '{args.replot}' as this script's result: {e}")
         stem = Path(args.replot).with_suffix("")
@@ -288,11 +300,11 @@ def main():
         memcached_proc.terminate()
         memcached_proc.wait(timeout=30)
 
-    summary = summarise_repeats(points, names, transports, args.max_p99_ms * 1000)
+    summary = summarise_repeats(points, names, transports, args.max_p99_ms * 1000, bounds_us)
     result = {
         "what": "memcached (1 thread) vs quanta serve + kvcache, same GETs, same quanta load, interleaved",
         "keys": args.keys, "value_bytes": args.value_bytes, "duration_s": args.duration_s, "repeats": repeats,
-        "max_p99_ms": args.max_p99_ms, "udp_receive": args.udp_receive, "tcp_poll": args.tcp_poll,
+        "max_p99_ms": args.max_p99_ms, "p99_bounds_ms": bounds_ms, "udp_receive": args.udp_receive, "tcp_poll": args.tcp_poll,
         "idle_spin_us": args.idle_spin_us,
         "cpus": os.cpu_count(), "servers": names, "memcached_command": mc_cmd,
         "quanta_commands": {f"quanta-{l}": quanta_command(l) for l in layouts},
@@ -312,6 +324,7 @@ def main():
               f"requests per CPU-second there {whole(s['requests_per_cpu_s_at_sustained'])}")
     for v in summary["verdict"].values():
         print(v["text"])
+        print(v["under_p99_bounds_text"])
 
 
 def whole(value):
@@ -341,6 +354,19 @@ def markdown(result, names, transports, rates):
                                                          if v["no_verdict_repeats"] else "")
         lines.append(f"| {name}, {transport} | {met} | {ratio_text(v['p99_ratio_at_memcached_sustained_median'])} "
                      f"| {ratio_text(v['requests_per_cpu_s_ratio_median'])} |")
+    lines += ["", "The same question asked alike of both servers: the rate each sustained under a p99 bound (the rule "
+              "above with the bound in place of the p99 limit), repeat by repeat. Median over the repeats, and in how "
+              "many quanta's was at least memcached's (a repeat in which neither sustained a rate under the bound is "
+              "counted apart).", "",
+              "| quanta server, transport | p99 bound | memcached, median rps | quanta, median rps | quanta's at least memcached's |",
+              "|---|---|---|---|---|"]
+    for key, v in summary["verdict"].items():
+        name, transport = key.rsplit("_", 1)
+        for row in v["under_p99_bounds"]:
+            neither = f" ({row['neither_repeats']} with neither)" if row["neither_repeats"] else ""
+            lines.append(f"| {name}, {transport} | {bound_ms_text(row['p99_bound_us'])} | "
+                         f"{whole(row['memcached_rps_median'])} | {whole(row['quanta_rps_median'])} | "
+                         f"{row['quanta_at_least_repeats']} of {row['repeats']}{neither} |")
     lines += ["", "Medians over the repeats, each server at its own sustained rate:", "",
               "| server, transport | sustained rps, median (each repeat) | p99 there (us) | requests per CPU-second there |",
               "|---|---|---|---|"]

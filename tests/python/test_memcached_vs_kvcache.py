@@ -105,11 +105,34 @@ def test_one_repeat_gives_k_of_1_and_a_repeat_without_memcached_ceiling_gives_no
     assert "1 without a verdict" in summary_of.verdict_text("quanta-one-thread", "tcp", v)
 
 
+def test_rates_under_p99_bounds_apply_one_rule_to_both_servers():
+    rows = summary_of.under_bounds(ladder_of_three_repeats(), "quanta-one-thread", "tcp", [50.0, 350.0, 1000.0])
+    assert [r["p99_bound_us"] for r in rows] == [50.0, 350.0, 1000.0]
+    by_bound = {r["p99_bound_us"]: r for r in rows}
+    # Under 50 us neither server sustained any rate in any repeat: nothing to compare.
+    assert (by_bound[50.0]["quanta_at_least_repeats"], by_bound[50.0]["neither_repeats"]) == (0, 3)
+    # Under 350 us: repeat 0's quanta sustained nothing (900 and 400 us), memcached 2000 (100
+    # us); in repeat 2 quanta's 350 us at 2000 is at the bound, which counts as under it.
+    assert [(r["memcached_rps"], r["quanta_rps"]) for r in by_bound[350.0]["per_repeat"]] == [
+        (2000, 0), (2000, 2000), (2000, 2000)]
+    assert (by_bound[350.0]["quanta_at_least_repeats"], by_bound[350.0]["neither_repeats"]) == (2, 0)
+    # Under 1 ms: memcached's repeat 2 at 4000 answered half (inf), quanta's took 4000 at 1 ms.
+    assert [(r["memcached_rps"], r["quanta_rps"]) for r in by_bound[1000.0]["per_repeat"]] == [
+        (4000, 4000), (2000, 2000), (2000, 4000)]
+    assert (by_bound[1000.0]["memcached_rps_median"], by_bound[1000.0]["quanta_rps_median"]) == (2000, 4000)
+    assert by_bound[1000.0]["quanta_at_least_repeats"] == 3
+    assert summary_of.under_bounds_text("quanta-one-thread", "tcp", rows) == (
+        "quanta-one-thread, tcp: rate sustained under a p99 bound, quanta / memcached, median over repeats: "
+        "0.05 ms 0k / 0k (at least in 0 of 3, 3 with neither); 0.35 ms 2k / 2k (at least in 2 of 3); "
+        "1 ms 4k / 2k (at least in 3 of 3)")
+
+
 def test_summary_is_plain_json_and_points_without_repeat_are_repeat_0():
     points = ladder_of_three_repeats()
     points.append(point("memcached", 0, 8000, "inf", answered_share=0.2))
-    s = summary_of.summarise_repeats(points, ["memcached", "quanta-one-thread"], ["tcp"], MAX_P99_US)
+    s = summary_of.summarise_repeats(points, ["memcached", "quanta-one-thread"], ["tcp"], MAX_P99_US, [1000.0])
     assert s["repeats"] == 3
+    assert s["verdict"]["quanta-one-thread_tcp"]["under_p99_bounds"][0]["quanta_at_least_repeats"] == 3
     assert set(s["servers"]) == {"memcached_tcp", "quanta-one-thread_tcp"}
     assert set(s["verdict"]) == {"quanta-one-thread_tcp"}
     assert s["verdict"]["quanta-one-thread_tcp"]["text"].startswith("quanta-one-thread, tcp: target met in 2 of 3")
@@ -127,6 +150,14 @@ def test_repeat_must_be_a_positive_integer(value):
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2
     assert f"--repeat: '{value}' is not a positive integer" in proc.stderr
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "1,,2", "two", "nan", "inf"])
+def test_p99_bounds_must_be_positive_milliseconds(value):
+    proc = subprocess.run([sys.executable, str(SCRIPT), "--p99-bounds-ms", value, "--build", str(BUILD_DIR)],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2
+    assert f"--p99-bounds-ms: '{value}' is not a comma list of positive numbers of milliseconds" in proc.stderr
 
 
 def test_quick_run_covers_every_server_transport_rate_and_repeat(tmp_path):
@@ -169,8 +200,13 @@ def test_quick_run_covers_every_server_transport_rate_and_repeat(tmp_path):
         assert v["repeats"] == 2 and 0 <= v["met_repeats"] + v["no_verdict_repeats"] <= 2
         assert v["text"].startswith(f"{key.rsplit('_', 1)[0]}, {key.rsplit('_', 1)[1]}: target met in ")
         assert v["text"] in proc.stdout
-    # The verdicts are the last lines printed.
-    assert proc.stdout.strip().splitlines()[-8:] == [v["text"] for v in summary["verdict"].values()]
+    # The verdicts, each followed by its rates under the p99 bounds, are the last lines printed.
+    assert proc.stdout.strip().splitlines()[-16:] == [
+        line for v in summary["verdict"].values() for line in (v["text"], v["under_p99_bounds_text"])]
+    assert result["p99_bounds_ms"] == [1, 2, 5, 10]
+    for v in summary["verdict"].values():
+        assert [r["p99_bound_us"] for r in v["under_p99_bounds"]] == [1000, 2000, 5000, 10000]
+        assert all(r["repeats"] == 2 for r in v["under_p99_bounds"])
     table = (tmp_path / "memcached_vs_kvcache_quick.md").read_text()
     assert table.startswith("# memcached vs quanta")
     assert "| quanta server, transport | target met |" in table and " of 2 |" in table
@@ -200,6 +236,7 @@ def test_replot_writes_the_table_and_plot_again_from_a_result(tmp_path):
     table = replot(result)
     assert "| udp | 2000 | 0 | 1.000 / 120 / 0.50 | 1.000 / 120 / 0.50 |" in table
     assert "| quanta-one-thread, udp | 1 of 1 | 1.00 | 1.00 |" in table
+    assert "| quanta-one-thread, udp | 1 ms | 2000 | 2000 | 1 of 1 |" in table
     assert (tmp_path / "r.png").stat().st_size > 0
     # The same with two repeats, the second's quanta p99 over memcached's: met in 1 of 2.
     again = [dict(p, repeat=1, p99_us=p["p99_us"] * (2 if p["server"] != "memcached" else 1)) for p in points]
