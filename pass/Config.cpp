@@ -40,7 +40,7 @@ static cl::opt<bool> OptCycleTicks("quanta-cycle-ticks",
 
 // Comparisons (Config.h): hidden, no variables.
 static cl::opt<bool> OptCallSummaries("quanta-call-summaries", cl::init(true), cl::Hidden,
-                                      cl::desc("clock mode: charge calls by their callees' probe-free stretches"));
+                                      cl::desc("charge calls by their callees' probe-free stretches (clock and flag)"));
 static cl::opt<bool> OptMergeExit("quanta-merge-exit", cl::init(true), cl::Hidden,
                                   cl::desc("share the loop-exit compare with the probe"));
 static cl::opt<bool> OptStrideOverChildren("quanta-stride-over-children", cl::init(true), cl::Hidden,
