@@ -249,10 +249,11 @@ TEST_P(BlockIdle, EverySubmitAfterAQuietSpellIsServed) {
 }
 
 // Quantum lengths through the API: a request's own, its class's, and the runtime's changed
-// while it runs, with each mechanism. A 20 ms request in 1 ms quanta runs at most 21 of
+// while it runs, with each mechanism. A 60 ms request in 1 ms quanta runs at most 61 of
 // them (each quantum lasts at least its length: host stalls only make fewer); in the
-// default 2 us quanta it would run thousands. At least 2: one stall would have to last
-// 19 ms to make it one.
+// default 2 us quanta it would run tens of thousands. At least 2: one stall would have to
+// last 59 ms to make it one (at 20 ms, the signal mechanism's timer thread was once kept
+// off the CPU that long by a machine loaded with compiles).
 // Under ThreadSanitizer the signal mechanism cannot end a quantum inside the spinning
 // handler (test_apps.h): the lower bound is checked for the other mechanisms only.
 class QuantumLength : public ::testing::TestWithParam<const char*> {};
@@ -266,7 +267,7 @@ TEST_P(QuantumLength, ARequestsOwnItsClasssAndTheRuntimesChangedLengthAreUsed) {
   o.class_quantum_us = class_quanta;  // class_count 2
   quanta_runtime* rt = nullptr;
   ASSERT_EQ(quanta_runtime_start(&o, &app, nullptr, &rt), QUANTA_OK) << quanta_last_error();
-  const uint64_t cycles = static_cast<uint64_t>(quanta_tsc_per_us() * 20'000);
+  const uint64_t cycles = static_cast<uint64_t>(quanta_tsc_per_us() * 60'000);
   auto run_one = [&](auto submit) {
     submit();
     quanta_completion c;
@@ -279,13 +280,13 @@ TEST_P(QuantumLength, ARequestsOwnItsClasssAndTheRuntimesChangedLengthAreUsed) {
   // The class's 1 ms.
   uint32_t quanta = run_one([&] { ASSERT_EQ(quanta_runtime_submit(rt, &cycles, sizeof cycles, 1, 1), QUANTA_OK); });
   EXPECT_GE(quanta, at_least);
-  EXPECT_LE(quanta, 21u);
+  EXPECT_LE(quanta, 61u);
   // Its own 5 ms, over the class's.
   quanta = run_one([&] {
     ASSERT_EQ(quanta_runtime_submit_with_quantum(rt, &cycles, sizeof cycles, 1, 2, 5000), QUANTA_OK);
   });
   EXPECT_GE(quanta, at_least);
-  EXPECT_LE(quanta, 5u);
+  EXPECT_LE(quanta, 13u);
   quanta_run_stats stats;
   ASSERT_EQ(quanta_runtime_stop(rt, &stats), QUANTA_OK) << quanta_last_error();
   quanta_runtime_destroy(rt);
@@ -296,7 +297,7 @@ TEST_P(QuantumLength, ARequestsOwnItsClasssAndTheRuntimesChangedLengthAreUsed) {
   ASSERT_EQ(quanta_runtime_set_quantum(rt, 1000), QUANTA_OK) << quanta_last_error();
   quanta = run_one([&] { ASSERT_EQ(quanta_runtime_submit(rt, &cycles, sizeof cycles, 1, 3), QUANTA_OK); });
   EXPECT_GE(quanta, at_least);
-  EXPECT_LE(quanta, 21u);
+  EXPECT_LE(quanta, 61u);
   EXPECT_EQ(quanta_runtime_set_quantum(rt, -1), QUANTA_ERR_INVALID);
   EXPECT_NE(std::string(quanta_last_error()).find("quantum_us"), std::string::npos) << quanta_last_error();
   EXPECT_EQ(quanta_runtime_submit_with_quantum(rt, &cycles, sizeof cycles, 1, 4, 0.0 / 0.0), QUANTA_ERR_INVALID);
