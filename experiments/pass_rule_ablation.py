@@ -22,8 +22,8 @@ build's output must equal the plain build's; the script exits 1 if one does not.
 With --mode flag the builds are flag-mode ones (flag and flag-count), and the counting
 build's executed polls stand in for clock reads. There the rules that act in clock mode only
 (merge-exit, adaptive, cycle-ticks, slow-path-preserve-most-on) change at most the clock
-twins (-quanta-flag-twins), which the measured runs do not execute. --instructions-only skips the counting
-builds (for a rule that changes code generation, not where probes go).
+twins (-quanta-flag-twins), which the measured runs do not execute. --instructions-only
+skips the counting builds (for a rule that changes code generation, not where probes go).
 
 usage: experiments/pass_rule_ablation.py [--programs zlib,lz4,bzip2,lua,fairymax]
            [--rules all|name,...] [--mode clock|flag] [--instructions-only]
