@@ -59,6 +59,8 @@ QUANTA_LAYOUTS = {
     "one-thread": ["--dispatcher-only", "--idle", "block"],
 }
 LAST_CPU_LAYOUTS = {"one-thread"}
+# The p99 bounds (ms) under which the rates each server sustained are compared.
+DEFAULT_P99_BOUNDS_MS = "1,2,5,10"
 
 
 def us(value):
@@ -169,8 +171,9 @@ def main():
     ap.add_argument("--duration-s", type=float, default=3.0)
     ap.add_argument("--max-p99-ms", type=float, default=10.0,
                     help="a rate is sustained only with p99 at most this (default 10 ms)")
-    ap.add_argument("--p99-bounds-ms", default="1,2,5,10",
-                    help="compare the rates both servers sustained under each of these p99 bounds (default 1,2,5,10)")
+    ap.add_argument("--p99-bounds-ms",
+                    help="compare the rates both servers sustained under each of these p99 bounds (default "
+                         f"{DEFAULT_P99_BOUNDS_MS}; with --replot, the bounds the result was made with)")
     ap.add_argument("--repeat", default="1",
                     help="run the whole rate ladder this many times; the summary takes medians over them (default 1)")
     ap.add_argument("--udp-receive", choices=["recvmmsg", "io_uring"], default="recvmmsg",
@@ -187,16 +190,25 @@ def main():
     ap.add_argument("--quick", action="store_true", help="two low rates, 0.5 s each: checks the script works")
     ap.add_argument("--out-dir", default=str(ROOT / "experiments" / "results"))
     args = ap.parse_args()
-    try:
-        bounds_ms = [float(b) for b in args.p99_bounds_ms.split(",")]
-        if any(not b > 0 or b == float("inf") for b in bounds_ms):
-            raise ValueError
-    except ValueError:
-        ap.error(f"--p99-bounds-ms: '{args.p99_bounds_ms}' is not a comma list of positive numbers of milliseconds")
-    bounds_us = [b * 1000 for b in bounds_ms]
+    bounds_ms = None
+    if args.p99_bounds_ms is not None:
+        try:
+            bounds_ms = [float(b) for b in args.p99_bounds_ms.split(",")]
+            if any(not b > 0 or b == float("inf") for b in bounds_ms):
+                raise ValueError
+        except ValueError:
+            ap.error(f"--p99-bounds-ms: '{args.p99_bounds_ms}' is not a comma list of positive numbers of milliseconds")
     if args.replot:
         try:
             result = json.loads(Path(args.replot).read_text())
+            # The bounds the result was made with, unless others are asked for (a result
+            # written before --p99-bounds-ms has none: the default ones).
+            if bounds_ms is None:
+                bounds_ms = [float(b) for b in result.get("p99_bounds_ms") or DEFAULT_P99_BOUNDS_MS.split(",")]
+                if any(not b > 0 or b == float("inf") for b in bounds_ms):
+                    raise ValueError(f"p99_bounds_ms {bounds_ms} are not positive milliseconds")
+            result["p99_bounds_ms"] = bounds_ms
+            bounds_us = [b * 1000 for b in bounds_ms]
             names, rates = result["servers"], sorted({p["rate_rps"] for p in result["points"]})
             transports = sorted({p["transport"] for p in result["points"]}, key=["tcp", "udp"].index)
             # Recomputed from the points, so that a result written before --repeat (its points
@@ -209,6 +221,9 @@ def main():
         Path(f"{stem}.md").write_text(markdown(result, names, transports, rates))
         plot(result, names, transports, f"{stem}.png")
         return
+    if bounds_ms is None:
+        bounds_ms = [float(b) for b in DEFAULT_P99_BOUNDS_MS.split(",")]
+    bounds_us = [b * 1000 for b in bounds_ms]
     if args.quick:
         args.rates, args.duration_s, args.keys = "2000,4000", 0.5, 1000
     try:

@@ -225,11 +225,11 @@ def test_replot_writes_the_table_and_plot_again_from_a_result(tmp_path):
               "servers": ["memcached", "quanta-one-thread"], "points": points, "summary": summary}
     path = tmp_path / "r.json"
 
-    def replot(result):
+    def replot(result, *options):
         # Writes the result, replots it, and gives the table made from it.
         path.write_text(json.dumps(result))
-        proc = subprocess.run([sys.executable, str(SCRIPT), "--replot", str(path)], capture_output=True, text=True,
-                              timeout=120)
+        proc = subprocess.run([sys.executable, str(SCRIPT), "--replot", str(path), *options], capture_output=True,
+                              text=True, timeout=120)
         assert proc.returncode == 0, proc.stderr
         return (tmp_path / "r.md").read_text()
 
@@ -243,9 +243,22 @@ def test_replot_writes_the_table_and_plot_again_from_a_result(tmp_path):
     table = replot(dict(result, points=[dict(p, repeat=0) for p in points] + again))
     assert "| quanta-one-thread, udp | 1 of 2 | 1.50 | 1.00 |" in table
     assert "| udp | 2000 | 120 (120–120) | 180 (120–240) |" in table
+    # A result made with other bounds is replotted with its own, unless others are given.
+    # (p99s: 110 us at 1000 rps, 120 at 2000)
+    table = replot(dict(result, p99_bounds_ms=[0.1, 0.115]))
+    assert "| quanta-one-thread, udp | 0.1 ms | 0 | 0 | 0 of 1 (1 with neither) |" in table
+    assert "| quanta-one-thread, udp | 0.115 ms | 1000 | 1000 | 1 of 1 |" in table
+    assert " 1 ms |" not in table
+    table = replot(dict(result, p99_bounds_ms=[0.1, 0.115]), "--p99-bounds-ms", "5")
+    assert "| quanta-one-thread, udp | 5 ms | 2000 | 2000 | 1 of 1 |" in table and "0.1 ms" not in table
+    assert json.loads(path.read_text())["p99_bounds_ms"] == [0.1, 0.115]  # the result file itself is left as it was
     bad = subprocess.run([sys.executable, str(SCRIPT), "--replot", str(tmp_path / "missing.json")],
                          capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and "--replot" in bad.stderr
+    path.write_text(json.dumps(dict(result, p99_bounds_ms=[0])))
+    bad = subprocess.run([sys.executable, str(SCRIPT), "--replot", str(path)], capture_output=True, text=True,
+                         timeout=120)
+    assert bad.returncode == 2 and "p99_bounds_ms" in bad.stderr
 
 
 def test_tcp_poll_is_passed_to_quanta_serve(tmp_path):
