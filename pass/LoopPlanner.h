@@ -173,6 +173,7 @@ class LoopPlanner {
   void chargeBudget(llvm::IRBuilder<>& B, const llvm::Loop* owner, llvm::Value* units);
   void chargeLikelyAtLatch(llvm::Loop* L, LoopPlan& p);
   bool findIV(llvm::Loop* L, LoopPlan& p, uint64_t stride);
+  bool sharableExit(llvm::Loop* L, const LoopPlan& p, uint64_t widest) const;
   bool canVersion(llvm::Loop* L, LoopPlan& p);
   void versionLoop(llvm::Loop* L, LoopPlan& p);
   void strideLatch(llvm::Loop* L, LoopPlan& p, LoopPlan::Kind kind);
