@@ -125,19 +125,26 @@ bool LoopPlanner::matchExitTest(Loop* L, BasicBlock* latch, const LoopPlan& p, b
 // difference, exact modulo the width. Otherwise (a full-width `n`) they saturate, which
 // can only bring a probe nearer; the saved distance may then be under a step, and the
 // next entry takes one step at least.
+// The latch test exit sharing takes for L's probe: the narrow form (iv.next != end), else
+// a general test under a tracked probe, `shifted`: x = iv + off with the IV's type and step.
+// The planner asks it too (a clock loop inside another counts on its IV only with one).
+bool LoopPlanner::shareableExitTest(Loop* L, BasicBlock* latch, const LoopPlan& p, ExitTest& t,
+                                    bool& shifted) const {
+  shifted = false;
+  if (matchExitTest(L, latch, p, /*general=*/false, t)) return true;
+  shifted = true;
+  return matchExitTest(L, latch, p, /*general=*/true, t, AP_ ? maxGap(p.stride) : p.stride) &&
+         t.x->getType() == p.iv->getType() && t.step == p.step;
+}
+
 bool LoopPlanner::adaptiveExitLatch(Loop* L, LoopPlan& p, BasicBlock* latch) {
   // The adaptive site, or (-quanta-adaptive=0) a fixed stride with only the distance kept
   // across entries (one word on the stack).
   const bool charge = chargesParent(L);
-  // The narrow form (iv.next != end), else a general test under a tracked probe, shifted:
-  // x = iv + off with the IV's type and step. Neither: ivLatch's compare of its own.
+  // Neither form of a shareable test: ivLatch's compare of its own.
   ExitTest t;
   bool shifted = false;
-  if (!matchExitTest(L, latch, p, /*general=*/false, t)) {
-    if (!matchExitTest(L, latch, p, /*general=*/true, t, AP_ ? maxGap(p.stride) : p.stride)) return false;
-    if (t.x->getType() != p.iv->getType() || t.step != p.step) return false;
-    shifted = true;
-  }
+  if (!shareableExitTest(L, latch, p, t, shifted)) return false;
   const bool saturate = shifted && t.stay != ICmpInst::ICMP_NE && !t.noWrapFromEnd;
   BranchInst* br = t.br;
   Value* end = t.end;

@@ -166,16 +166,6 @@ bool LoopPlanner::findIV(Loop* L, LoopPlan& p, uint64_t stride) {
   return false;
 }
 
-// Whether exit sharing (LoopExitShare.cpp) can take L's latch test for its probe.
-bool LoopPlanner::sharableExit(Loop* L, const LoopPlan& p, uint64_t widest) const {
-  BasicBlock* latch = L->getLoopLatch();
-  ExitTest t;
-  if (!sharesExitTests() || !latch) return false;
-  if (matchExitTest(L, latch, p, /*general=*/false, t)) return true;
-  return matchExitTest(L, latch, p, /*general=*/true, t, widest) && t.x->getType() == p.iv->getType() &&
-         t.step == p.step;
-}
-
 void LoopPlanner::plan() {
   // Children before parents: a parent's iteration cost depends on its children's plans.
   for (Loop* top : LI_)
@@ -226,8 +216,11 @@ void LoopPlanner::plan() {
       // ran up to 3% faster with such loops on the budget, at a cost to xz's yield error
       // (pass-results.md, "Loops inside others that cannot share their exit test"); flag
       // builds, which share no exit test, gained nothing.
-      const bool keepsBudget = strided == LoopPlan::IVStride && L->getParentLoop() &&
-                               cfg_.mode == Mode::Clock && !sharableExit(L, p, widest);
+      ExitTest shared;
+      bool shifted = false;
+      const bool keepsBudget =
+          strided == LoopPlan::IVStride && L->getParentLoop() && cfg_.mode == Mode::Clock &&
+          !(sharesExitTests() && shareableExitTest(L, L->getLoopLatch(), p, shared, shifted));
       if (keepsBudget) strided = LoopPlan::Counter;
       p.why = keepsBudget ? "inside another loop, with an exit test the probe cannot share: it charges the budget"
               : strided == LoopPlan::IVStride

@@ -173,7 +173,6 @@ class LoopPlanner {
   void chargeBudget(llvm::IRBuilder<>& B, const llvm::Loop* owner, llvm::Value* units);
   void chargeLikelyAtLatch(llvm::Loop* L, LoopPlan& p);
   bool findIV(llvm::Loop* L, LoopPlan& p, uint64_t stride);
-  bool sharableExit(llvm::Loop* L, const LoopPlan& p, uint64_t widest) const;
   bool canVersion(llvm::Loop* L, LoopPlan& p);
   void versionLoop(llvm::Loop* L, LoopPlan& p);
   void strideLatch(llvm::Loop* L, LoopPlan& p, LoopPlan::Kind kind);
@@ -204,6 +203,8 @@ class LoopPlanner {
   // `aheadSteps`: how many steps ahead a probe may be set (0: the plan's stride).
   bool matchExitTest(llvm::Loop* L, llvm::BasicBlock* latch, const LoopPlan& p, bool general,
                      ExitTest& t, uint64_t aheadSteps = 0) const;
+  bool shareableExitTest(llvm::Loop* L, llvm::BasicBlock* latch, const LoopPlan& p, ExitTest& t,
+                         bool& shifted) const;
   bool adaptiveExitLatch(llvm::Loop* L, LoopPlan& p, llvm::BasicBlock* latch);
   // Clock mode's counted loops share their exit compare with the probe (-quanta-merge-exit).
   bool sharesExitTests() const { return cfg_.mode == Mode::Clock && cfg_.compare.mergeExit; }
