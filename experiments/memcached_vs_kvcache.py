@@ -60,7 +60,18 @@ QUANTA_LAYOUTS = {
 }
 LAST_CPU_LAYOUTS = {"one-thread"}
 # The p99 bounds (ms) under which the rates each server sustained are compared.
-DEFAULT_P99_BOUNDS_MS = "1,2,5,10"
+DEFAULT_P99_BOUNDS_MS = [1.0, 2.0, 5.0, 10.0]
+
+
+def positive_ms(values, error):
+    """The values as positive, finite milliseconds; ValueError(error) otherwise."""
+    try:
+        bounds = [float(b) for b in values]
+    except (TypeError, ValueError):
+        bounds = None
+    if bounds is None or any(not b > 0 or b == float("inf") for b in bounds):
+        raise ValueError(error)
+    return bounds
 
 
 def us(value):
@@ -173,7 +184,8 @@ def main():
                     help="a rate is sustained only with p99 at most this (default 10 ms)")
     ap.add_argument("--p99-bounds-ms",
                     help="compare the rates both servers sustained under each of these p99 bounds (default "
-                         f"{DEFAULT_P99_BOUNDS_MS}; with --replot, the bounds the result was made with)")
+                         f"{','.join(f'{b:g}' for b in DEFAULT_P99_BOUNDS_MS)}; with --replot, the bounds the "
+                         "result was made with)")
     ap.add_argument("--repeat", default="1",
                     help="run the whole rate ladder this many times; the summary takes medians over them (default 1)")
     ap.add_argument("--udp-receive", choices=["recvmmsg", "io_uring"], default="recvmmsg",
@@ -193,20 +205,18 @@ def main():
     bounds_ms = None
     if args.p99_bounds_ms is not None:
         try:
-            bounds_ms = [float(b) for b in args.p99_bounds_ms.split(",")]
-            if any(not b > 0 or b == float("inf") for b in bounds_ms):
-                raise ValueError
-        except ValueError:
-            ap.error(f"--p99-bounds-ms: '{args.p99_bounds_ms}' is not a comma list of positive numbers of milliseconds")
+            bounds_ms = positive_ms(args.p99_bounds_ms.split(","), f"--p99-bounds-ms: '{args.p99_bounds_ms}' is not "
+                                    "a comma list of positive numbers of milliseconds")
+        except ValueError as e:
+            ap.error(str(e))
     if args.replot:
         try:
             result = json.loads(Path(args.replot).read_text())
             # The bounds the result was made with, unless others are asked for (a result
             # written before --p99-bounds-ms has none: the default ones).
             if bounds_ms is None:
-                bounds_ms = [float(b) for b in result.get("p99_bounds_ms") or DEFAULT_P99_BOUNDS_MS.split(",")]
-                if any(not b > 0 or b == float("inf") for b in bounds_ms):
-                    raise ValueError(f"p99_bounds_ms {bounds_ms} are not positive milliseconds")
+                recorded = result.get("p99_bounds_ms") or DEFAULT_P99_BOUNDS_MS
+                bounds_ms = positive_ms(recorded, f"its p99_bounds_ms {recorded} are not positive milliseconds")
             result["p99_bounds_ms"] = bounds_ms
             bounds_us = [b * 1000 for b in bounds_ms]
             names, rates = result["servers"], sorted({p["rate_rps"] for p in result["points"]})
@@ -222,7 +232,7 @@ def main():
         plot(result, names, transports, f"{stem}.png")
         return
     if bounds_ms is None:
-        bounds_ms = [float(b) for b in DEFAULT_P99_BOUNDS_MS.split(",")]
+        bounds_ms = DEFAULT_P99_BOUNDS_MS
     bounds_us = [b * 1000 for b in bounds_ms]
     if args.quick:
         args.rates, args.duration_s, args.keys = "2000,4000", 0.5, 1000
